@@ -1,0 +1,71 @@
+/**
+ * The closed list of error codes of both services. The key is what code refers
+ * to; `error` is the exact string sent in the body (copied from the specs where
+ * they define it) and `status` its HTTP status.
+ */
+export const ERROR_CODES = {
+  // --- shared ---------------------------------------------------------------
+  /** The JSON body could not be parsed, a required field is absent or has the wrong type. */
+  deserialization_error: { status: 422, error: 'deserialization error' },
+  /** A field is present but its value breaks a rule. `details` lists the fields. */
+  validation_failed: { status: 400, error: 'validation failed' },
+  /** The body is larger than the route accepts. */
+  payload_too_large: { status: 413, error: 'payload too large' },
+  /** Unsupported Content-Type on a route that takes JSON. */
+  unsupported_media_type: { status: 415, error: 'unsupported media type' },
+  not_found: { status: 404, error: 'not found' },
+  method_not_allowed: { status: 405, error: 'method not allowed' },
+  rate_limited: { status: 429, error: 'rate_limited' },
+  internal: { status: 500, error: 'internal error' },
+  service_unavailable: { status: 503, error: 'service unavailable' },
+
+  // --- authentication (gateway spec, reused by payment) -----------------------
+  missing_api_key: { status: 401, error: 'missing api key' },
+  invalid_api_key: { status: 401, error: 'invalid api key' },
+  missing_authentication: { status: 401, error: 'missing_authentication' },
+  csrf_origin: { status: 403, error: 'csrf_origin' },
+  maximum_keys: { status: 400, error: 'maximum_keys' },
+  forbidden: { status: 403, error: 'forbidden' },
+
+  // --- gateway sign-in --------------------------------------------------------
+  invalid_code: { status: 400, error: 'invalid or expired code' },
+  invalid_redirect_url: { status: 400, error: 'redirect_url is not allowed' },
+  api_key_not_found: { status: 404, error: 'api key not found' },
+  provider_key_not_found: { status: 404, error: 'provider key not found' },
+  unknown_provider: { status: 400, error: 'unknown provider' },
+
+  // --- gateway AI (spec table) --------------------------------------------------
+  messages_empty: { status: 400, error: 'messages cannot be empty' },
+  message_too_long: { status: 400, error: 'message content exceeds maximum length' },
+  total_content_too_long: { status: 400, error: 'total message content exceeds 8MB limit' },
+  lane_required: { status: 400, error: 'lane is required' },
+  project_id_required: { status: 400, error: 'project_id is required' },
+  unknown_lane: { status: 400, error: 'unknown lane' },
+  upstream_timeout: { status: 504, error: 'upstream AI service timed out' },
+  // gateway AI (decided here, where the spec leaves the wording open)
+  project_id_too_long: { status: 400, error: 'project_id exceeds 128 characters' },
+  too_many_messages: { status: 400, error: 'messages exceeds 128 entries' },
+  unknown_model: { status: 400, error: 'model is not offered by this lane' },
+  upstream_error: { status: 502, error: 'upstream AI service error' },
+  upstream_rejected: { status: 400, error: 'upstream AI service rejected the request' },
+  upstream_unavailable: { status: 503, error: 'upstream AI service unavailable' },
+
+  // --- payment ------------------------------------------------------------------
+  price_not_found: { status: 400, error: 'price not found' },
+  price_not_recurring: { status: 400, error: 'price is not recurring' },
+  price_product_mismatch: { status: 400, error: 'price does not belong to product' },
+  redirect_host_not_allowed: { status: 400, error: 'redirect host not allowed' },
+  customer_not_found: { status: 404, error: 'customer not found' },
+  stripe_invalid_request: { status: 400, error: 'stripe invalid request' },
+  stripe_card_error: { status: 402, error: 'stripe card error' },
+  stripe_rate_limited: { status: 503, error: 'stripe rate limited' },
+  stripe_unavailable: { status: 502, error: 'stripe unavailable' },
+  webhook_signature_invalid: { status: 400, error: 'invalid webhook signature' },
+  idempotency_conflict: { status: 409, error: 'idempotency key reused with different parameters' },
+} as const satisfies Record<string, { status: number; error: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CODES[code].status;
+}

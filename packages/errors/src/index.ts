@@ -1,0 +1,3 @@
+export { ERROR_CODES, type ErrorCode, statusOf } from './codes';
+export { AppError, type AppErrorOptions, type ErrorDetail, isAppError } from './app-error';
+export { type ErrorBody, errorHandler, notFoundHandler, sendError, toAppError, zodDetails } from './handler';

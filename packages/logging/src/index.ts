@@ -1,0 +1,6 @@
+export { currentRequestId, type RequestContext, requestContext } from './context';
+export { httpLogger } from './http-log';
+export { type CreateLoggerOptions, createLogger, createMemoryDestination, type Logger } from './logger';
+export { createHttpMetrics, type HttpMetrics } from './metrics';
+export { isSecretName, REDACTED, redactLine } from './redact';
+export { requestId } from './request-id';
