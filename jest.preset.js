@@ -11,4 +11,5 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!(@electric-sql|jose|@prisma/schema-engine-wasm)/)'],
   testTimeout: 30000,
+  reporters: ['default', require.resolve('./scripts/jest-summary-reporter.js')],
 };

@@ -19,7 +19,8 @@ export function zodDetails(err: ZodError): ErrorDetail[] {
 /** Maps anything thrown into the AppError a client may see. Unknown errors become `internal`. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  if (err instanceof ZodError) return new AppError('deserialization_error', { details: zodDetails(err), cause: err });
+  if (err instanceof ZodError)
+    return new AppError('deserialization_error', { details: zodDetails(err), cause: err });
   const e = err as BodyParserError;
   switch (e?.type) {
     case 'entity.parse.failed':

@@ -14,10 +14,16 @@ export function httpLogger(logger: Logger, opts: { ignorePaths?: string[] } = {}
     genReqId: (_req: IncomingMessage, res: ServerResponse) =>
       String((res as ServerResponse & { locals?: { requestId?: string } }).locals?.requestId ?? ''),
     autoLogging: { ignore: (req) => ignore.has((req.url ?? '').split('?')[0] ?? '') },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    customLogLevel: (_req, res, err) =>
+      err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
     quietReqLogger: true,
     serializers: {
-      req: (req: { method: string; url: string; headers: Record<string, unknown>; remoteAddress?: string }) => ({
+      req: (req: {
+        method: string;
+        url: string;
+        headers: Record<string, unknown>;
+        remoteAddress?: string;
+      }) => ({
         method: req.method,
         url: req.url,
         headers: req.headers,

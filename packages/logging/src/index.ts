@@ -1,6 +1,8 @@
 export { currentRequestId, type RequestContext, requestContext } from './context';
+export { healthRoutes } from './health';
 export { httpLogger } from './http-log';
 export { type CreateLoggerOptions, createLogger, createMemoryDestination, type Logger } from './logger';
 export { createHttpMetrics, type HttpMetrics } from './metrics';
 export { isSecretName, REDACTED, redactLine } from './redact';
 export { requestId } from './request-id';
+export { type RunServerOptions, runServer } from './server';

@@ -1,0 +1,38 @@
+import { buildGatewayOpenApi } from '@platform/contract';
+import type { KeyValueStore } from '@platform/db';
+import { errorHandler, notFoundHandler } from '@platform/errors';
+import { createHttpMetrics, healthRoutes, httpLogger, type Logger, requestId } from '@platform/logging';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { GatewayEnv } from './env';
+import type { PrismaClient } from './generated/prisma/client';
+
+/** Everything the app needs from outside; main.ts builds it, tests build their own. */
+export type GatewayDeps = {
+  env: GatewayEnv;
+  logger: Logger;
+  prisma: PrismaClient;
+  kv: KeyValueStore;
+};
+
+export const SERVICE_NAME = 'gateway';
+
+export function createApp(deps: GatewayDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.env.TRUST_PROXY_HOPS);
+  app.set('query parser', 'simple');
+
+  const metrics = createHttpMetrics({ service: SERVICE_NAME });
+  app.use(requestId());
+  app.use(metrics.middleware);
+  app.use(httpLogger(deps.logger));
+  app.use(helmet());
+
+  app.use(healthRoutes(SERVICE_NAME, () => buildGatewayOpenApi({ serverUrl: deps.env.GATEWAY_PUBLIC_URL })));
+  app.get('/metrics', metrics.handler);
+
+  app.use(notFoundHandler());
+  app.use(errorHandler({ logger: deps.logger }));
+  return app;
+}

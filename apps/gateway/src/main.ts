@@ -1,0 +1,47 @@
+import path from 'node:path';
+import { applyMigrations, createKeyValueStore, openDatabase } from '@platform/db';
+import { loadEnvOrExit } from '@platform/errors';
+import { createLogger, runServer } from '@platform/logging';
+import { createApp, SERVICE_NAME } from './app';
+import { loadGatewayEnv } from './env';
+import { PrismaClient } from './generated/prisma/client';
+
+async function main(): Promise<void> {
+  const env = loadEnvOrExit(SERVICE_NAME, () => loadGatewayEnv());
+  const logger = createLogger({ service: SERVICE_NAME, level: env.LOG_LEVEL });
+  const db = await openDatabase({
+    url: env.DATABASE_URL,
+    dataDir: env.DATABASE_URL ? undefined : env.DATA_DIR,
+    logger,
+  });
+  const { applied } = await applyMigrations({
+    db,
+    migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations'),
+    logger,
+  });
+  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  if (!env.DATABASE_URL)
+    logger.warn({ dataDir: env.DATA_DIR }, 'DATABASE_URL unset: embedded PGlite database');
+  if (!env.REDIS_URL) logger.warn('REDIS_URL unset: in-process stores (single instance only)');
+  const prisma = new PrismaClient({ adapter: db.adapter });
+  const kv = createKeyValueStore({ url: env.REDIS_URL, keyPrefix: 'gateway:' });
+  const app = createApp({ env, logger, prisma, kv });
+  await runServer({
+    app,
+    port: env.PORT,
+    host: env.HOST,
+    logger,
+    onClose: async () => {
+      await prisma.$disconnect();
+      await db.close();
+      await kv.close();
+    },
+  });
+}
+
+void main().catch((err: unknown) => {
+  process.stderr.write(
+    `${SERVICE_NAME}: failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,101 @@
+import express from 'express';
+import request from 'supertest';
+import {
+  createLogger,
+  createMemoryDestination,
+  httpLogger,
+  isSecretName,
+  redactLine,
+  requestId,
+} from '../src';
+
+const SECRETS = {
+  apiKey: 'gw_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c',
+  bearer: 'sk-proj-abcdefghijklmnop1234567890',
+  cookie: 'gw_session=s3ss10nT0k3nV4lu3xyz',
+  stripe: 'sk_test_51Hx9secretStripeKey000',
+  code: 'mag1cC0d3-ZXY987',
+  password: 'correct horse battery staple',
+  webhook: 'whsec_w3bh00ks3cr3t',
+  provider: 'gsk_groqProviderKey123456',
+};
+
+describe('log redaction', () => {
+  it('leaves no secret of a request in any log line', async () => {
+    const logs = createMemoryDestination();
+    const logger = createLogger({ service: 'test', destination: logs });
+    const app = express();
+    app.use(requestId());
+    app.use(httpLogger(logger));
+    app.use(express.json());
+    app.post('/login', (req, res) => {
+      // Handlers log objects carrying secrets at several depths.
+      req.log.info({ body: req.body }, 'received');
+      logger.info({ deep: { nested: { list: [{ token: SECRETS.code }] } } }, 'nested');
+      res.setHeader('Set-Cookie', `${SECRETS.cookie}; HttpOnly`);
+      res.json({ ok: true });
+    });
+    await request(app)
+      .post(`/login?code=${SECRETS.code}`)
+      .set('x-api-key', SECRETS.apiKey)
+      .set('Authorization', `Bearer ${SECRETS.bearer}`)
+      .set('Cookie', SECRETS.cookie)
+      .set('Stripe-Signature', `t=1,v1=${SECRETS.webhook}`)
+      .send({
+        code: SECRETS.code,
+        password: SECRETS.password,
+        stripe_secret_key: SECRETS.stripe,
+        provider: { apiKey: SECRETS.provider },
+        keys: [{ key: SECRETS.provider }],
+      })
+      .expect(200);
+    const text = logs.text();
+    expect(text).toContain('request completed');
+    expect(text).toContain('[REDACTED]');
+    for (const [kind, value] of Object.entries(SECRETS)) {
+      expect({ kind, leaked: text.includes(value) }).toEqual({ kind, leaked: false });
+    }
+  });
+
+  it('puts the request id on every line logged while serving the request', async () => {
+    const logs = createMemoryDestination();
+    const logger = createLogger({ service: 'test', destination: logs });
+    const app = express();
+    app.use(requestId());
+    app.get('/', (_req, res) => {
+      logger.info('inside');
+      setImmediate(() => {
+        logger.info('later, same async context');
+        res.end();
+      });
+    });
+    const id = '8f14e45f-ceea-467f-a3a4-2b1e0d9f6c11';
+    await request(app).get('/').set('x-request-id', id).expect(200);
+    const lines = logs.lines.map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line.request_id).toBe(id);
+  });
+
+  it('matches secret-like names but not status codes or token counts', () => {
+    for (const name of [
+      'x-api-key',
+      'authorization',
+      'cookie',
+      'set-cookie',
+      'code',
+      'magicCode',
+      'client_secret',
+      'token',
+      'password',
+    ])
+      expect({ name, secret: isSecretName(name) }).toEqual({ name, secret: true });
+    for (const name of ['statusCode', 'prompt_tokens', 'key_prefix', 'key_id', 'provider', 'keys'])
+      expect({ name, secret: isSecretName(name) }).toEqual({ name, secret: false });
+  });
+
+  it('redacts arrays, numbers and escaped strings', () => {
+    const line = JSON.stringify({ 'set-cookie': ['a=1', 'b="2"'], code: 123456, secret: 'x\\"y', keep: 'v' });
+    const out = JSON.parse(redactLine(line));
+    expect(out).toEqual({ 'set-cookie': '[REDACTED]', code: '[REDACTED]', secret: '[REDACTED]', keep: 'v' });
+  });
+});
