@@ -62,6 +62,12 @@ export const ERROR_CODES = {
   stripe_unavailable: { status: 502, error: 'stripe unavailable' },
   webhook_signature_invalid: { status: 400, error: 'invalid webhook signature' },
   idempotency_conflict: { status: 409, error: 'idempotency key reused with different parameters' },
+
+  // --- gateway AI ranges (contract's checkChatRules) ------------------------------
+  /** max_tokens above the largest context window offered (CHAT_LIMITS.maxMaxTokens). */
+  max_tokens_too_large: { status: 400, error: 'max_tokens exceeds 131072' },
+  /** temperature outside 0..2, the range every offered provider accepts. */
+  temperature_out_of_range: { status: 400, error: 'temperature must be between 0 and 2' },
 } as const satisfies Record<string, { status: number; error: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
