@@ -2,7 +2,7 @@ export { currentRequestId, type RequestContext, requestContext } from './context
 export { healthRoutes } from './health';
 export { httpLogger } from './http-log';
 export { type CreateLoggerOptions, createLogger, createMemoryDestination, type Logger } from './logger';
-export { createHttpMetrics, type HttpMetrics } from './metrics';
+export { Counter, createHttpMetrics, Histogram, type HttpMetrics, type Registry } from './metrics';
 export { isSecretName, REDACTED, redactLine } from './redact';
 export { requestId } from './request-id';
 export { type RunServerOptions, runServer } from './server';

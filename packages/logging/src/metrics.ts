@@ -1,6 +1,9 @@
 import type { RequestHandler } from 'express';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
+/** Re-exported so apps add their own metrics to the same registry without depending on prom-client. */
+export { Counter, Histogram, Registry };
+
 export type HttpMetrics = {
   registry: Registry;
   /** Counts and times every request by method, route template and status. */
