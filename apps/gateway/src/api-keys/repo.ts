@@ -1,0 +1,93 @@
+import type { PrismaClient } from '../generated/prisma/client';
+
+type Db = Pick<PrismaClient, 'apiKey' | '$transaction' | '$queryRaw'>;
+
+/** What the hot path needs to authenticate a key. */
+export type ApiKeyRecord = { id: string; userId: string; scope: string; revoked: boolean };
+
+export async function findApiKeyByHash(prisma: Db, hash: string): Promise<ApiKeyRecord | null> {
+  const row = await prisma.apiKey.findUnique({
+    where: { hash },
+    select: { id: true, userId: true, scope: true, revokedAt: true },
+  });
+  return row ? { id: row.id, userId: row.userId, scope: row.scope, revoked: row.revokedAt !== null } : null;
+}
+
+export type NewApiKeyRow = { userId: string; name: string; scope: string; prefix: string; hash: string };
+
+export type StoredApiKey = {
+  id: string;
+  name: string;
+  scope: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+};
+
+/**
+ * Inserts a key unless the user already has `max` active ones. The user row is
+ * locked (`SELECT … FOR UPDATE`) so concurrent creates for one user run one at
+ * a time and the count they see is current; returns null when the limit is hit.
+ */
+export async function insertApiKeyWithinLimit(
+  prisma: Db,
+  row: NewApiKeyRow,
+  max: number,
+): Promise<StoredApiKey | null> {
+  return prisma.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM users WHERE id = ${row.userId}::uuid FOR UPDATE`;
+    if (locked.length === 0) throw new Error('user vanished while creating an api key');
+    const active = await tx.apiKey.count({ where: { userId: row.userId, revokedAt: null } });
+    if (active >= max) return null;
+    return tx.apiKey.create({ data: row, select: storedSelect });
+  });
+}
+
+const storedSelect = {
+  id: true,
+  name: true,
+  scope: true,
+  prefix: true,
+  createdAt: true,
+  lastUsedAt: true,
+  revokedAt: true,
+} as const;
+
+export async function listApiKeysOf(prisma: Db, userId: string): Promise<StoredApiKey[]> {
+  return prisma.apiKey.findMany({
+    where: { userId },
+    orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+    select: storedSelect,
+  });
+}
+
+/** The key if `userId` owns it; another user's key looks exactly like a missing one. */
+export async function findOwnedApiKey(
+  prisma: Db,
+  userId: string,
+  keyId: string,
+): Promise<{ id: string; hash: string; revokedAt: Date | null } | null> {
+  return prisma.apiKey.findFirst({
+    where: { id: keyId, userId },
+    select: { id: true, hash: true, revokedAt: true },
+  });
+}
+
+export async function markApiKeyRevoked(prisma: Db, keyId: string, at: Date): Promise<void> {
+  await prisma.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: at } });
+}
+
+/** One statement per key, all in one transaction; never moves last_used_at backwards. */
+export async function writeLastUsed(prisma: Db, entries: { id: string; at: Date }[]): Promise<void> {
+  if (entries.length === 0) return;
+  await prisma.$transaction(
+    entries.map(({ id, at }) =>
+      prisma.apiKey.updateMany({
+        where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] },
+        data: { lastUsedAt: at },
+      }),
+    ),
+  );
+}

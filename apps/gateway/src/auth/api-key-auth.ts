@@ -1,0 +1,78 @@
+import { AppError } from '@platform/errors';
+import type { Request, RequestHandler, Response } from 'express';
+import { type AuthDeps, apiKeyVerifierFor, clockOf } from './deps';
+import { resolveSession } from './sessions';
+import type { ApiKeyAuthContext, AuthContext } from './types';
+
+export { type AuthDeps, closeApiKeyAuth } from './deps';
+export type { ApiKeyAuthContext, AuthContext, SessionAuthContext } from './types';
+export { authOf } from './types';
+
+/** Header values longer than this cannot be our keys; refusing them bounds the work. */
+const MAX_KEY_LENGTH = 256;
+
+function apiKeyHeader(req: Request): string | undefined {
+  const value = req.headers['x-api-key'];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+async function verifyApiKey(deps: AuthDeps, key: string): Promise<ApiKeyAuthContext> {
+  if (key.length > MAX_KEY_LENGTH) throw new AppError('invalid_api_key');
+  let auth: ApiKeyAuthContext | null;
+  try {
+    auth = await apiKeyVerifierFor(deps).verify(key);
+  } catch (cause) {
+    // Fail closed but honestly: the store is down, the key is not necessarily bad.
+    throw new AppError('service_unavailable', { cause });
+  }
+  if (!auth) throw new AppError('invalid_api_key');
+  return auth;
+}
+
+/**
+ * For endpoints that take only `x-api-key` (AI, stored keys). No header ->
+ * 401 `missing api key`; unknown or revoked -> 401 `invalid api key`; else
+ * `res.locals.auth = { kind: 'api_key', userId, apiKeyId, scope }`.
+ * No database write happens here; see docs/gateway-auth.md for the caching.
+ */
+export function requireApiKey(deps: AuthDeps): RequestHandler {
+  return async (req, res, next) => {
+    const key = apiKeyHeader(req);
+    if (!key) throw new AppError('missing_api_key');
+    res.locals.auth = await verifyApiKey(deps, key);
+    next();
+  };
+}
+
+export type AuthMethodName = AuthContext['kind'];
+
+/**
+ * For endpoints that accept several credentials. An `x-api-key` header, when
+ * allowed, is checked first and a bad one is refused (401 `invalid api key`)
+ * rather than falling back to the cookie; with no usable credential the answer
+ * is 401 `missing_authentication`.
+ */
+export function authenticate(deps: AuthDeps, opts: { allow: AuthMethodName[] }): RequestHandler {
+  const allowKey = opts.allow.includes('api_key');
+  const allowSession = opts.allow.includes('session');
+  const sessionDeps = { env: deps.env, prisma: deps.prisma, clock: clockOf(deps) };
+  return async (req, res, next) => {
+    const key = allowKey ? apiKeyHeader(req) : undefined;
+    if (key) {
+      res.locals.auth = await verifyApiKey(deps, key);
+      next();
+      return;
+    }
+    const session = allowSession ? await resolveSession(sessionDeps, req, res) : undefined;
+    if (!session) throw new AppError('missing_authentication');
+    res.locals.auth = session;
+    next();
+  };
+}
+
+/** Reads the context set by requireApiKey/authenticate; throws if the route forgot them. */
+export function requireAuthOf(res: Response): AuthContext {
+  const auth = res.locals.auth as AuthContext | undefined;
+  if (!auth) throw new Error('route is missing its authentication middleware');
+  return auth;
+}
