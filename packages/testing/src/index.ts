@@ -1,0 +1,2 @@
+export * from './http-server';
+export * from './stripe-fake';
