@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/** Longest project id, in characters (Unicode code points). */
+export const MAX_PROJECT_ID_LENGTH = 128;
+
+/** True when `value` has more than `max` code points; counts without copying the string. */
+export function exceedsCodePoints(value: string, max: number): boolean {
+  // UTF-16 length is an upper bound of the code point count, so short strings need no walk.
+  if (value.length <= max) return false;
+  let count = 0;
+  for (const _char of value) {
+    count += 1;
+    if (count > max) return true;
+  }
+  return false;
+}
+
+/** The caller's project, used for usage accounting: 1 to 128 characters. */
+export const ZProjectId = z
+  .string()
+  .min(1)
+  .refine((v) => !exceedsCodePoints(v, MAX_PROJECT_ID_LENGTH), {
+    message: `must be at most ${MAX_PROJECT_ID_LENGTH} characters`,
+  })
+  .meta({ maxLength: MAX_PROJECT_ID_LENGTH, description: 'Project to account usage to.', example: 'my-app' });
+
+/** A lane name as sent by clients; membership in the configured lane list is checked by the route. */
+export const ZLaneName = z.string().min(1).max(64).meta({
+  description:
+    'Lane from the configured allowed-lane list (AI_ALLOWED_LANES); unknown lanes get 400 unknown lane.',
+  example: 'free',
+});
+
+/** A model id; it must be offered by the lane, otherwise 400. */
+export const ZModelName = z.string().max(256).meta({
+  description: "Model to use; defaults to the lane's default model.",
+  example: 'llama-3.3-70b',
+});

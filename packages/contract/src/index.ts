@@ -1,0 +1,13 @@
+export * from './chat-rules';
+export * from './common';
+export * from './gateway-ai';
+export * from './gateway-auth';
+export * from './gateway-common';
+export * from './gateway-keys';
+export * from './gateway-media';
+export * from './gateway-usage';
+export { buildGatewayOpenApi } from './openapi-gateway';
+export { buildPaymentOpenApi } from './openapi-payment';
+export type { BuildOpenApiOptions } from './openapi-shared';
+export * from './payment';
+export * from './validation';

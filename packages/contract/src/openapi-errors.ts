@@ -1,0 +1,64 @@
+import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { ERROR_CODES, type ErrorCode } from '@platform/errors';
+import { EXAMPLE_REQUEST_ID, ZErrorBody } from './common';
+
+const STATUS_DESCRIPTIONS: Readonly<Record<number, string>> = {
+  400: 'A field breaks a rule, or the request cannot be served as asked.',
+  401: 'Missing or invalid credentials.',
+  402: 'The payment provider declined.',
+  403: 'Not allowed (for browsers: wrong Origin).',
+  404: 'Not found.',
+  409: 'Conflict with an earlier request.',
+  413: 'The body is too large.',
+  415: 'The body is not JSON.',
+  422: 'The body is not valid JSON, a required field is missing or a field has the wrong type.',
+  429: 'Too many requests; wait as Retry-After says.',
+  500: 'Internal error; report the request_id.',
+  502: 'An upstream service failed.',
+  503: 'Temporarily unavailable; retry later.',
+  504: 'An upstream service did not answer in time.',
+};
+
+/** Example `details` of a 422, so clients see the field list they get. */
+const DESERIALIZATION_DETAILS = [
+  { path: 'email', message: 'Invalid input: expected string, received undefined' },
+];
+
+function exampleOf(code: ErrorCode): { summary: string; value: object } {
+  const { error } = ERROR_CODES[code];
+  const value: Record<string, unknown> = { error, request_id: EXAMPLE_REQUEST_ID };
+  if (code === 'deserialization_error') value.details = DESERIALIZATION_DETAILS;
+  if (code === 'validation_failed')
+    value.details = [{ path: 'success_url', message: 'must be an absolute http or https URL' }];
+  return { summary: error, value };
+}
+
+/**
+ * Error responses of one operation, grouped by HTTP status, each status with
+ * one example per error code it may carry. The body is always `ErrorBody`.
+ */
+export function buildErrorResponses(codes: readonly ErrorCode[]): Record<string, ResponseConfig> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const { status } = ERROR_CODES[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, ResponseConfig> = {};
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+    const examples = Object.fromEntries((byStatus.get(status) ?? []).map((c) => [c, exampleOf(c)]));
+    const response: ResponseConfig = {
+      description: STATUS_DESCRIPTIONS[status] ?? 'Error.',
+      content: { 'application/json': { schema: ZErrorBody, examples } },
+    };
+    if (status === 429) {
+      response.headers = {
+        'Retry-After': {
+          description: 'Seconds to wait before retrying.',
+          schema: { type: 'integer', minimum: 0 },
+        },
+      };
+    }
+    responses[String(status)] = response;
+  }
+  return responses;
+}

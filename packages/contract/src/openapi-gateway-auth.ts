@@ -1,0 +1,181 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { ErrorCode } from '@platform/errors';
+import type { z } from 'zod';
+import {
+  MAX_API_KEYS_PER_USER,
+  SESSION_COOKIE_NAME,
+  ZCreateApiKeyRequest,
+  ZCreateApiKeyResponse,
+  ZListApiKeysResponse,
+  ZLogoutResponse,
+  ZMeResponse,
+  ZRequestMagicLinkRequest,
+  ZRequestMagicLinkResponse,
+  ZRevokeApiKeyRequest,
+  ZRevokeApiKeyResponse,
+  ZSessionResponse,
+  ZVerifyCodeRequest,
+  ZVerifyCodeResponse,
+} from './gateway-auth';
+import { buildErrorResponses } from './openapi-errors';
+
+const TAG = 'Auth';
+const KEYS_TAG = 'API keys';
+const session = [{ SessionCookie: [] }];
+/** Either credential; OpenAPI lists alternatives as separate requirement objects. */
+export const SESSION_OR_API_KEY: Record<string, string[]>[] = [{ SessionCookie: [] }, { ApiKeyAuth: [] }];
+
+const BODY_ERRORS: readonly ErrorCode[] = [
+  'validation_failed',
+  'deserialization_error',
+  'payload_too_large',
+  'unsupported_media_type',
+];
+const SESSION_WRITE_ERRORS: readonly ErrorCode[] = [
+  ...BODY_ERRORS,
+  'missing_authentication',
+  'csrf_origin',
+  'rate_limited',
+  'internal',
+];
+
+function jsonBody(schema: z.ZodType) {
+  return { required: true, content: { 'application/json': { schema } } };
+}
+
+function json(description: string, schema: z.ZodType) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+const setCookie = (description: string) => ({
+  'Set-Cookie': {
+    description,
+    schema: {
+      type: 'string' as const,
+      example: `${SESSION_COOKIE_NAME}=…; Path=/; HttpOnly; Secure; SameSite=Lax`,
+    },
+  },
+});
+
+function registerSignInPaths(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/auth/request-magic-link',
+    operationId: 'requestMagicLink',
+    summary: 'Send a sign-in link by e-mail',
+    description: 'The answer is the same whether or not the address can sign in.',
+    tags: [TAG],
+    request: { body: jsonBody(ZRequestMagicLinkRequest) },
+    responses: {
+      202: json('Accepted; a link is sent if the address can sign in.', ZRequestMagicLinkResponse),
+      ...buildErrorResponses([...BODY_ERRORS, 'invalid_redirect_url', 'rate_limited', 'internal']),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/auth/verify-code',
+    operationId: 'verifyCode',
+    summary: 'Consume a magic-link code and start a session',
+    description: 'A code works once and expires; the session is set as a cookie.',
+    tags: [TAG],
+    request: { body: jsonBody(ZVerifyCodeRequest) },
+    responses: {
+      200: {
+        ...json('Signed in.', ZVerifyCodeResponse),
+        headers: setCookie(`The \`${SESSION_COOKIE_NAME}\` session cookie.`),
+      },
+      ...buildErrorResponses([...BODY_ERRORS, 'invalid_code', 'rate_limited', 'internal']),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/auth/session',
+    operationId: 'getSession',
+    summary: 'Current session',
+    tags: [TAG],
+    security: session,
+    responses: {
+      200: json('The session of the cookie.', ZSessionResponse),
+      ...buildErrorResponses(['missing_authentication', 'rate_limited', 'internal']),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/auth/logout',
+    operationId: 'logout',
+    summary: 'End the current session',
+    description: 'Idempotent: also answers 200 when no session is present. Clears the cookie.',
+    tags: [TAG],
+    security: session,
+    responses: {
+      200: { ...json('Signed out.', ZLogoutResponse), headers: setCookie('Expires the session cookie.') },
+      ...buildErrorResponses(['csrf_origin', 'rate_limited', 'internal']),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/me',
+    operationId: 'getMe',
+    summary: 'Current user profile',
+    tags: [TAG],
+    security: SESSION_OR_API_KEY,
+    responses: {
+      200: json('The signed-in user and how they authenticated.', ZMeResponse),
+      ...buildErrorResponses(['missing_authentication', 'invalid_api_key', 'rate_limited', 'internal']),
+    },
+  });
+}
+
+function registerApiKeyPaths(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/auth/api-keys',
+    operationId: 'createApiKey',
+    summary: 'Create an API key',
+    description: `The plaintext key is returned only here. At most ${MAX_API_KEYS_PER_USER} keys per user (revoked keys do not count); browser requests must carry an allowed Origin.`,
+    tags: [KEYS_TAG],
+    security: session,
+    request: { body: jsonBody(ZCreateApiKeyRequest) },
+    responses: {
+      201: json('Key created.', ZCreateApiKeyResponse),
+      ...buildErrorResponses([...SESSION_WRITE_ERRORS, 'maximum_keys']),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/auth/api-keys/list',
+    operationId: 'listApiKeys',
+    summary: 'List own API keys (no plaintext)',
+    tags: [KEYS_TAG],
+    security: session,
+    responses: {
+      200: json('Keys of the user, newest first.', ZListApiKeysResponse),
+      ...buildErrorResponses(['missing_authentication', 'rate_limited', 'internal']),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/auth/api-keys/revoke',
+    operationId: 'revokeApiKey',
+    summary: 'Revoke an API key',
+    description: 'Later use of the key yields 401 invalid api key. Revoking a revoked key answers 200 again.',
+    tags: [KEYS_TAG],
+    security: session,
+    request: { body: jsonBody(ZRevokeApiKeyRequest) },
+    responses: {
+      200: json('Key revoked.', ZRevokeApiKeyResponse),
+      ...buildErrorResponses([...SESSION_WRITE_ERRORS, 'api_key_not_found']),
+    },
+  });
+}
+
+/** Registers sign-in, session, profile and API key management. */
+export function registerAuthPaths(registry: OpenAPIRegistry): void {
+  registerSignInPaths(registry);
+  registerApiKeyPaths(registry);
+}
+
+export const AUTH_TAGS = [
+  { name: TAG, description: 'Magic-link sign-in, sessions and the user profile.' },
+  { name: KEYS_TAG, description: 'API keys of the signed-in user.' },
+];

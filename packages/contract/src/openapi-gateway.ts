@@ -1,0 +1,144 @@
+import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import type { ErrorCode } from '@platform/errors';
+import { ZStreamChunkEvent, ZStreamDoneEvent, ZStreamErrorEvent } from './gateway-ai';
+import { SESSION_COOKIE_NAME } from './gateway-auth';
+import {
+  ZListProviderKeysResponse,
+  ZProviderKeyParams,
+  ZStoredProviderKey,
+  ZStoreProviderKeyRequest,
+} from './gateway-keys';
+import { ZUsageQuery, ZUsageResponse } from './gateway-usage';
+import { buildErrorResponses } from './openapi-errors';
+import { registerAiPaths } from './openapi-gateway-ai';
+import { AUTH_TAGS, registerAuthPaths, SESSION_OR_API_KEY } from './openapi-gateway-auth';
+import { type BuildOpenApiOptions, OPERATIONS_TAG, registerOperationalPaths } from './openapi-shared';
+
+const KEYS_TAG = 'Provider keys';
+const AUTH_ERRORS: readonly ErrorCode[] = [
+  'missing_authentication',
+  'invalid_api_key',
+  'rate_limited',
+  'internal',
+];
+
+function registerProviderKeyPaths(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/keys',
+    operationId: 'storeProviderKey',
+    summary: 'Store a provider key (bring your own key)',
+    description:
+      'Replaces any key already stored for the provider. The key is stored encrypted and never returned.',
+    tags: [KEYS_TAG],
+    security: SESSION_OR_API_KEY,
+    request: {
+      body: { required: true, content: { 'application/json': { schema: ZStoreProviderKeyRequest } } },
+    },
+    responses: {
+      201: { description: 'Stored.', content: { 'application/json': { schema: ZStoredProviderKey } } },
+      ...buildErrorResponses([
+        ...AUTH_ERRORS,
+        'validation_failed',
+        'unknown_provider',
+        'deserialization_error',
+        'payload_too_large',
+        'csrf_origin',
+      ]),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/keys',
+    operationId: 'listProviderKeys',
+    summary: 'List providers with a stored key',
+    description: 'A bare JSON array; the keys themselves are never returned.',
+    tags: [KEYS_TAG],
+    security: SESSION_OR_API_KEY,
+    responses: {
+      200: {
+        description: 'Stored keys.',
+        content: { 'application/json': { schema: ZListProviderKeysResponse } },
+      },
+      ...buildErrorResponses(AUTH_ERRORS),
+    },
+  });
+  registry.registerPath({
+    method: 'delete',
+    path: '/api/v1/keys/{provider}',
+    operationId: 'deleteProviderKey',
+    summary: 'Delete the stored key of a provider',
+    tags: [KEYS_TAG],
+    security: SESSION_OR_API_KEY,
+    request: { params: ZProviderKeyParams },
+    responses: {
+      204: { description: 'Deleted.' },
+      ...buildErrorResponses([...AUTH_ERRORS, 'unknown_provider', 'provider_key_not_found', 'csrf_origin']),
+    },
+  });
+}
+
+function registerUsagePath(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/usage',
+    operationId: 'getUsage',
+    summary: 'Usage per project and day',
+    tags: ['Usage'],
+    security: SESSION_OR_API_KEY,
+    request: { query: ZUsageQuery },
+    responses: {
+      200: {
+        description: 'Usage rows of the caller.',
+        content: { 'application/json': { schema: ZUsageResponse } },
+      },
+      ...buildErrorResponses([...AUTH_ERRORS, 'validation_failed', 'deserialization_error']),
+    },
+  });
+}
+
+/** Builds the OpenAPI 3.0.3 document of the AI gateway; a new object per call. */
+export function buildGatewayOpenApi(
+  options: BuildOpenApiOptions = {},
+): ReturnType<OpenApiGeneratorV3['generateDocument']> {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'SessionCookie', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE_NAME,
+    description: 'Session cookie set by verify-code.',
+  });
+  registry.registerComponent('securitySchemes', 'ApiKeyAuth', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-api-key',
+    description: 'An API key created with POST /api/v1/auth/api-keys.',
+  });
+  registerOperationalPaths(registry, 'gateway');
+  registerAuthPaths(registry);
+  registerAiPaths(registry);
+  registerProviderKeyPaths(registry);
+  registerUsagePath(registry);
+  // The stream events appear only in the SSE description, so they are listed explicitly.
+  const events = [ZStreamChunkEvent, ZStreamDoneEvent, ZStreamErrorEvent].map((schema) => ({
+    type: 'schema' as const,
+    schema,
+  }));
+  return new OpenApiGeneratorV3([...registry.definitions, ...events]).generateDocument({
+    openapi: '3.0.3',
+    info: {
+      title: 'AI Gateway',
+      version: '1.0.0',
+      description:
+        'Chat, streaming and media generation over lanes of AI providers, stored provider keys, magic-link sign-in and API keys.',
+    },
+    servers: [{ url: options.serverUrl ?? '/' }],
+    tags: [
+      OPERATIONS_TAG,
+      ...AUTH_TAGS,
+      { name: 'AI', description: 'Completions and media; authenticated with x-api-key.' },
+      { name: KEYS_TAG, description: 'Bring your own provider key.' },
+      { name: 'Usage', description: 'Requests and tokens per project and day.' },
+    ],
+  });
+}

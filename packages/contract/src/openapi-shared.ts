@@ -1,0 +1,60 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { METRICS_CONTENT_TYPE, ZHealthResponse } from './common';
+import { buildErrorResponses } from './openapi-errors';
+
+/** Options of both document builders. */
+export type BuildOpenApiOptions = {
+  /** Base URL in `servers`; defaults to `/`, i.e. wherever the document is served from. */
+  serverUrl?: string;
+};
+
+/** Tag of the unauthenticated operational endpoints. */
+export const OPERATIONS_TAG = {
+  name: 'Operations',
+  description: 'Health, metrics and this document; no authentication.',
+};
+
+/** Registers `/health`, `/openapi.json` and `/metrics`, served alike by both services. */
+export function registerOperationalPaths(registry: OpenAPIRegistry, service: string): void {
+  registry.registerPath({
+    method: 'get',
+    path: '/health',
+    operationId: 'getHealth',
+    summary: 'Health check',
+    tags: [OPERATIONS_TAG.name],
+    responses: {
+      200: {
+        description: `The ${service} service is up.`,
+        content: { 'application/json': { schema: ZHealthResponse } },
+      },
+      ...buildErrorResponses(['service_unavailable', 'internal']),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    summary: 'This OpenAPI 3.0 document',
+    tags: [OPERATIONS_TAG.name],
+    responses: {
+      200: {
+        description: 'The OpenAPI 3.0 description of the service.',
+        content: { 'application/json': { schema: { type: 'object' } } },
+      },
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics',
+    description: 'Prometheus text exposition format. Meant for the scraper on the internal network.',
+    tags: [OPERATIONS_TAG.name],
+    responses: {
+      200: {
+        description: 'Current metrics.',
+        content: { [METRICS_CONTENT_TYPE]: { schema: { type: 'string' } } },
+      },
+    },
+  });
+}

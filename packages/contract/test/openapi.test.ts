@@ -1,0 +1,209 @@
+import { validate } from '@readme/openapi-parser';
+import { buildGatewayOpenApi, buildPaymentOpenApi } from '../src';
+
+type Doc = ReturnType<typeof buildPaymentOpenApi>;
+
+// Every path and method the two specs list, plus the ones the issues added.
+const PAYMENT_OPERATIONS = [
+  'get /health',
+  'get /openapi.json',
+  'get /metrics',
+  'post /api/v1/checkout/subscription',
+  'post /api/v1/checkout/item',
+  'post /api/v1/checkout/cart',
+  'get /api/v1/subscriptions/{user_id}/{product_id}',
+  'post /api/v1/portal',
+  'post /webhooks/stripe',
+];
+const GATEWAY_OPERATIONS = [
+  'get /health',
+  'get /openapi.json',
+  'get /metrics',
+  'post /api/v1/ai/chat/completions',
+  'post /api/v1/ai/chat/stream',
+  'post /api/v1/ai/image',
+  'post /api/v1/ai/music',
+  'post /api/v1/ai/soundfx',
+  'post /api/v1/ai/tts',
+  'post /api/v1/keys',
+  'get /api/v1/keys',
+  'delete /api/v1/keys/{provider}',
+  'post /api/v1/auth/request-magic-link',
+  'post /api/v1/auth/verify-code',
+  'get /api/v1/auth/session',
+  'post /api/v1/auth/logout',
+  'get /api/v1/me',
+  'post /api/v1/auth/api-keys',
+  'get /api/v1/auth/api-keys/list',
+  'post /api/v1/auth/api-keys/revoke',
+  'get /api/v1/usage',
+];
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+function operationsOf(doc: Doc): string[] {
+  return Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m] !== undefined).map((m) => `${m} ${path}`),
+  );
+}
+
+function operation(doc: Doc, key: string) {
+  const [method, path] = key.split(' ') as [(typeof METHODS)[number], string];
+  const op = doc.paths?.[path]?.[method];
+  if (!op) throw new Error(`missing ${key}`);
+  return op;
+}
+
+function exampleErrors(doc: Doc, key: string, status: string): string[] {
+  const response = operation(doc, key).responses[status] as {
+    content?: Record<string, { examples?: Record<string, { value: { error: string } }> }>;
+  };
+  return Object.values(response?.content?.['application/json']?.examples ?? {}).map((e) => e.value.error);
+}
+
+describe.each([
+  ['payment', buildPaymentOpenApi, PAYMENT_OPERATIONS],
+  ['gateway', buildGatewayOpenApi, GATEWAY_OPERATIONS],
+] as const)('%s OpenAPI document', (_name, build, expected) => {
+  it('is a valid OpenAPI 3.0.3 document', async () => {
+    const doc = build();
+    expect(doc.openapi).toBe('3.0.3');
+    await expect(validate(structuredClone(doc) as never)).resolves.toMatchObject({ valid: true });
+  });
+
+  it('documents exactly the operations of the spec', () => {
+    expect(operationsOf(build()).sort()).toEqual([...expected].sort());
+  });
+
+  it('is deterministic and uses the given server URL', () => {
+    expect(JSON.stringify(build())).toBe(JSON.stringify(build()));
+    expect(build({ serverUrl: 'https://api.example.com' }).servers).toEqual([
+      { url: 'https://api.example.com' },
+    ]);
+    expect(build().servers).toEqual([{ url: '/' }]);
+  });
+
+  it('answers every error status of every operation with ErrorBody', () => {
+    const doc = build();
+    for (const key of expected) {
+      for (const [status, response] of Object.entries(operation(doc, key).responses)) {
+        if (Number(status) < 400) continue;
+        const schema = (response as { content?: Record<string, { schema?: unknown }> }).content?.[
+          'application/json'
+        ]?.schema;
+        expect({ key, status, schema }).toEqual({
+          key,
+          status,
+          schema: { $ref: '#/components/schemas/ErrorBody' },
+        });
+      }
+    }
+  });
+});
+
+describe('payment document', () => {
+  const doc = buildPaymentOpenApi();
+  const api = PAYMENT_OPERATIONS.filter((k) => k.includes(' /api/v1/'));
+
+  it('protects every /api/v1 operation with the X-API-Key scheme and nothing else', () => {
+    expect(doc.components?.securitySchemes?.ApiKeyAuth).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
+    );
+    for (const key of PAYMENT_OPERATIONS) {
+      expect({ key, security: operation(doc, key).security }).toEqual({
+        key,
+        security: api.includes(key) ? [{ ApiKeyAuth: [] }] : undefined,
+      });
+    }
+  });
+
+  it('documents 401, 400, 404, 429, 500, 502 and 503 everywhere, and 409, 413 and 422 on JSON bodies', () => {
+    for (const key of api) {
+      const statuses = Object.keys(operation(doc, key).responses);
+      expect(statuses).toEqual(expect.arrayContaining(['400', '401', '404', '429', '500', '502', '503']));
+      if (key.startsWith('post')) expect(statuses).toEqual(expect.arrayContaining(['409', '413', '422']));
+    }
+  });
+
+  it('documents the optional Idempotency-Key header on checkout and portal', () => {
+    const header = operation(doc, 'post /api/v1/checkout/cart').parameters?.find(
+      (p) => 'name' in p && p.name === 'Idempotency-Key',
+    );
+    expect(header).toMatchObject({ in: 'header', required: false, schema: { minLength: 1, maxLength: 255 } });
+  });
+
+  it('documents the Stripe webhook with its signature header and acknowledgement', () => {
+    const op = operation(doc, 'post /webhooks/stripe');
+    expect(op.parameters).toEqual([
+      expect.objectContaining({ name: 'Stripe-Signature', in: 'header', required: true }),
+    ]);
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400']));
+    expect(exampleErrors(doc, 'post /webhooks/stripe', '400')).toEqual(['invalid webhook signature']);
+  });
+});
+
+describe('gateway document', () => {
+  const doc = buildGatewayOpenApi();
+
+  it('declares the session cookie and the x-api-key header schemes', () => {
+    expect(doc.components?.securitySchemes).toEqual({
+      SessionCookie: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'gw_session' }),
+      ApiKeyAuth: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }),
+    });
+  });
+
+  it('lists every error string of the spec table on chat completions', () => {
+    const key = 'post /api/v1/ai/chat/completions';
+    expect(exampleErrors(doc, key, '401')).toEqual(['missing api key', 'invalid api key']);
+    expect(exampleErrors(doc, key, '400')).toEqual(
+      expect.arrayContaining([
+        'messages cannot be empty',
+        'message content exceeds maximum length',
+        'total message content exceeds 8MB limit',
+        'lane is required',
+        'project_id is required',
+        'unknown lane',
+      ]),
+    );
+    expect(exampleErrors(doc, key, '422')).toEqual(['deserialization error']);
+    expect(exampleErrors(doc, key, '429')).toEqual(['rate_limited']);
+    expect(exampleErrors(doc, key, '504')).toEqual(['upstream AI service timed out']);
+  });
+
+  it('lists the sign-in and key-management errors of the spec table', () => {
+    expect(exampleErrors(doc, 'post /api/v1/auth/api-keys', '400')).toContain('maximum_keys');
+    expect(exampleErrors(doc, 'post /api/v1/auth/api-keys', '403')).toEqual(['csrf_origin']);
+    expect(exampleErrors(doc, 'post /api/v1/auth/api-keys/revoke', '403')).toEqual(['csrf_origin']);
+    expect(exampleErrors(doc, 'get /api/v1/me', '401')).toEqual([
+      'missing_authentication',
+      'invalid api key',
+    ]);
+  });
+
+  it('documents the stream events as components and in the stream description', () => {
+    for (const id of ['StreamChunkEvent', 'StreamDoneEvent', 'StreamErrorEvent']) {
+      expect(doc.components?.schemas?.[id]).toBeDefined();
+      expect(operation(doc, 'post /api/v1/ai/chat/stream').description).toContain(id);
+    }
+    expect(
+      Object.keys(operation(doc, 'post /api/v1/ai/chat/stream').responses['200']?.content ?? {}),
+    ).toEqual(['text/event-stream']);
+  });
+
+  it('returns the stored provider keys as a bare array and deletes with 204', () => {
+    const list = operation(doc, 'get /api/v1/keys').responses['200'] as {
+      content: Record<string, { schema: unknown }>;
+    };
+    expect(list.content['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/ListProviderKeysResponse',
+    });
+    expect(doc.components?.schemas?.ListProviderKeysResponse).toMatchObject({ type: 'array' });
+    expect(operation(doc, 'delete /api/v1/keys/{provider}').responses['204']).toBeDefined();
+  });
+
+  it('protects the AI endpoints with x-api-key only', () => {
+    for (const key of GATEWAY_OPERATIONS.filter((k) => k.includes('/api/v1/ai/'))) {
+      expect(operation(doc, key).security).toEqual([{ ApiKeyAuth: [] }]);
+    }
+  });
+});
