@@ -4,8 +4,14 @@ import { errorHandler, notFoundHandler } from '@platform/errors';
 import { createHttpMetrics, healthRoutes, httpLogger, type Logger, requestId } from '@platform/logging';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
+import { apiKeyRoutes } from './api-keys/routes';
+import { authRoutes } from './auth/routes';
+import type { Clock } from './auth/types';
 import type { GatewayEnv } from './env';
 import type { PrismaClient } from './generated/prisma/client';
+import { corsPolicy } from './http/cors';
+import { createMailer, type Mailer } from './mail';
+import { userRoutes } from './users/routes';
 
 /** Everything the app needs from outside; main.ts builds it, tests build their own. */
 export type GatewayDeps = {
@@ -13,6 +19,10 @@ export type GatewayDeps = {
   logger: Logger;
   prisma: PrismaClient;
   kv: KeyValueStore;
+  /** Sign-in mail; absent -> chosen from SMTP_URL (log mailer outside production). */
+  mailer?: Mailer;
+  /** Current time for sessions, codes and key usage; absent -> the system clock. */
+  clock?: Clock;
 };
 
 export const SERVICE_NAME = 'gateway';
@@ -28,9 +38,13 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(metrics.middleware);
   app.use(httpLogger(deps.logger));
   app.use(helmet());
+  app.use(corsPolicy(deps));
 
   app.use(healthRoutes(SERVICE_NAME, () => buildGatewayOpenApi({ serverUrl: deps.env.GATEWAY_PUBLIC_URL })));
   app.get('/metrics', metrics.handler);
+  app.use('/api/v1', authRoutes(deps, deps.mailer ?? createMailer(deps.env, deps.logger)));
+  app.use('/api/v1', apiKeyRoutes(deps));
+  app.use('/api/v1', userRoutes(deps));
 
   app.use(notFoundHandler());
   app.use(errorHandler({ logger: deps.logger }));

@@ -1,5 +1,5 @@
 import { AppError } from '@platform/errors';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { AuthContext } from '../auth/types';
 import type { GatewayEnv } from '../env';
 import { trustedOrigins } from './origins';
@@ -26,8 +26,13 @@ export function requireTrustedOrigin(deps: {
     const auth = res.locals.auth as AuthContext | undefined;
     const exempt = auth ? auth.kind === 'api_key' : typeof req.headers['x-api-key'] === 'string';
     if (exempt) return next();
-    const origin = req.headers.origin;
-    if (typeof origin !== 'string' || !allowed.has(origin)) throw new AppError('csrf_origin');
+    assertTrustedOrigin(req, allowed);
     next();
   };
+}
+
+/** 403 `csrf_origin` unless the request's Origin is in `allowed`. */
+export function assertTrustedOrigin(req: Request, allowed: Set<string>): void {
+  const origin = req.headers.origin;
+  if (typeof origin !== 'string' || !allowed.has(origin)) throw new AppError('csrf_origin');
 }

@@ -1,0 +1,39 @@
+import {
+  type ListApiKeysResponse,
+  type RevokeApiKeyResponse,
+  ZCreateApiKeyRequest,
+  ZRevokeApiKeyRequest,
+} from '@platform/contract';
+import { jsonBody } from '@platform/errors';
+import { Router } from 'express';
+import { authenticate, requireAuthOf } from '../auth/api-key-auth';
+import type { AuthDeps } from '../auth/deps';
+import { requireTrustedOrigin } from '../http/csrf';
+import { parseBody } from '../http/validate';
+import { createApiKey, listApiKeys, revokeApiKey } from './service';
+
+/** API key management for signed-in users, mounted under /api/v1. */
+export function apiKeyRoutes(deps: AuthDeps): Router {
+  const router = Router();
+  const session = authenticate(deps, { allow: ['session'] });
+  const csrf = requireTrustedOrigin(deps);
+  const json = jsonBody('4kb');
+
+  router.post('/auth/api-keys', session, csrf, json, async (req, res) => {
+    const body = parseBody(ZCreateApiKeyRequest, req.body);
+    const created = await createApiKey(deps, { userId: requireAuthOf(res).userId, ...body });
+    res.status(201).json(created);
+  });
+
+  router.get('/auth/api-keys/list', session, async (_req, res) => {
+    res.json({ keys: await listApiKeys(deps, requireAuthOf(res).userId) } satisfies ListApiKeysResponse);
+  });
+
+  router.post('/auth/api-keys/revoke', session, csrf, json, async (req, res) => {
+    const body = parseBody(ZRevokeApiKeyRequest, req.body);
+    await revokeApiKey(deps, { userId: requireAuthOf(res).userId, keyId: body.key_id });
+    res.json({ key_id: body.key_id, status: 'revoked' } satisfies RevokeApiKeyResponse);
+  });
+
+  return router;
+}
