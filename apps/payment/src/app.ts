@@ -1,25 +1,32 @@
 import { buildPaymentOpenApi } from '@platform/contract';
-import type { KeyValueStore } from '@platform/db';
 import { errorHandler, jsonBody, notFoundHandler } from '@platform/errors';
-import { createHttpMetrics, healthRoutes, httpLogger, type Logger, requestId } from '@platform/logging';
-import express, { type Express } from 'express';
+import { createHttpMetrics, healthRoutes, httpLogger, requestId } from '@platform/logging';
+import express, { type Express, Router } from 'express';
 import helmet from 'helmet';
-import type Stripe from 'stripe';
-import type { PaymentEnv } from './env';
-import type { PrismaClient } from './generated/prisma/client';
+import { requireApiKey } from './auth/api-key';
+import { checkoutRoutes } from './checkout/routes';
+import type { PaymentDeps } from './deps';
+import { portalRoutes } from './portal/routes';
+import { apiRateLimit } from './rate-limit/api-rate-limit';
+import { createSubscriptionStatusReader } from './subscriptions/get-status';
+import { subscriptionRoutes } from './subscriptions/routes';
+import { webhookRoutes } from './webhooks/routes';
 
-/** Everything the app needs from outside; main.ts builds it, tests build their own. */
-export type PaymentDeps = {
-  env: PaymentEnv;
-  logger: Logger;
-  prisma: PrismaClient;
-  kv: KeyValueStore;
-  stripe: Stripe;
-};
+export type { PaymentDeps } from './deps';
 
 export const SERVICE_NAME = 'payment';
 
+/** Largest JSON body of an /api/v1 call; a full 100-item cart is far below it. */
+const API_BODY_LIMIT = '100kb';
+
+/**
+ * Builds the payment service. Order: request id, metrics, access log, helmet;
+ * public routes (health, OpenAPI, metrics, the Stripe webhook on its raw body);
+ * then /api/v1: API key, per-key rate limit, JSON body, routes. Authentication
+ * runs before body parsing so an anonymous caller never gets a body parsed.
+ */
 export function createApp(deps: PaymentDeps): Express {
+  const now = deps.now ?? (() => new Date());
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.env.TRUST_PROXY_HOPS);
@@ -33,8 +40,26 @@ export function createApp(deps: PaymentDeps): Express {
 
   app.use(healthRoutes(SERVICE_NAME, () => buildPaymentOpenApi()));
   app.get('/metrics', metrics.handler);
+  app.use(webhookRoutes({ ...deps, now }));
 
-  app.use(jsonBody('100kb'));
+  const api = Router();
+  api.use(requireApiKey(deps.env.PAYMENT_MS_API_KEY));
+  api.use(
+    apiRateLimit({ limitPerMinute: deps.env.PAYMENT_RATE_LIMIT_PER_MINUTE, store: deps.rateLimitStore }),
+  );
+  api.use(jsonBody(API_BODY_LIMIT));
+  api.use(checkoutRoutes(deps));
+  api.use(
+    subscriptionRoutes(
+      createSubscriptionStatusReader({
+        ...deps,
+        now,
+        maxAgeMs: deps.env.PAYMENT_SUBSCRIPTION_MAX_AGE_SECONDS * 1000,
+      }),
+    ),
+  );
+  api.use(portalRoutes(deps));
+  app.use('/api/v1', api);
 
   app.use(notFoundHandler());
   app.use(errorHandler({ logger: deps.logger }));

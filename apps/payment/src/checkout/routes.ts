@@ -1,0 +1,35 @@
+import {
+  ZCreateCartCheckoutRequest,
+  ZCreateItemCheckoutRequest,
+  ZCreateSubscriptionCheckoutRequest,
+} from '@platform/contract';
+import { Router } from 'express';
+import { readIdempotencyHeader } from '../idempotency';
+import { parseInput } from '../validation';
+import {
+  type CheckoutDeps,
+  createCartCheckout,
+  createItemCheckout,
+  createSubscriptionCheckout,
+} from './create-checkout';
+
+/** The three checkout endpoints under /api/v1. */
+export function checkoutRoutes(deps: CheckoutDeps): Router {
+  const router = Router();
+  router.post('/checkout/subscription', async (req, res) => {
+    const body = parseInput(ZCreateSubscriptionCheckoutRequest, req.body);
+    const key = readIdempotencyHeader(req.headers['idempotency-key']);
+    res.json(await createSubscriptionCheckout(deps, body, key));
+  });
+  router.post('/checkout/item', async (req, res) => {
+    const body = parseInput(ZCreateItemCheckoutRequest, req.body);
+    const key = readIdempotencyHeader(req.headers['idempotency-key']);
+    res.json(await createItemCheckout(deps, body, key));
+  });
+  router.post('/checkout/cart', async (req, res) => {
+    const body = parseInput(ZCreateCartCheckoutRequest, req.body);
+    const key = readIdempotencyHeader(req.headers['idempotency-key']);
+    res.json(await createCartCheckout(deps, body, key));
+  });
+  return router;
+}
