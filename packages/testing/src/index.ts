@@ -1,2 +1,3 @@
 export * from './http-server';
+export * from './openai-fake';
 export * from './stripe-fake';

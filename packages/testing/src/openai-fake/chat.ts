@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { waitUnlessClosed } from '../http-server';
+import type { RecordedRequest } from './recorder';
+import { type CommonBehaviour, reply } from './script';
+
+/** Token counts reported in `usage`; missing numbers are estimated (4 characters per token). */
+export type UsageNumbers = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
+
+/** What the OpenAI fake does for one request. */
+export type OpenAIBehaviour = CommonBehaviour & {
+  /** Reply text (default "Hello from the OpenAI fake."). */
+  content?: string;
+  /** Exact content pieces for `stream: true`; defaults to `content` split into words. */
+  chunks?: string[];
+  /** Delay between streamed content chunks. */
+  chunkDelayMs?: number;
+  /** Destroy the socket after this many content chunks (the role chunk does not count). */
+  failAfterChunks?: number;
+  usage?: UsageNumbers;
+  /** `finish_reason` (default "stop"). */
+  finishReason?: string;
+  /** Model name to report instead of the requested one (providers often answer with a dated name). */
+  model?: string;
+};
+
+export type ChatRequest = {
+  model: string;
+  messages: Array<{ content?: unknown }>;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+};
+
+const estimate = (text: string) => Math.max(1, Math.ceil(text.length / 4));
+
+function buildUsage(request: ChatRequest, content: string, numbers: UsageNumbers = {}) {
+  const promptText = request.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('');
+  const prompt = numbers.prompt_tokens ?? estimate(promptText);
+  const completion = numbers.completion_tokens ?? estimate(content);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: numbers.total_tokens ?? prompt + completion,
+    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
+}
+
+function envelope(behaviour: OpenAIBehaviour, request: ChatRequest) {
+  return {
+    id: `chatcmpl-${randomBytes(12).toString('base64url')}`,
+    created: Math.floor(Date.now() / 1000),
+    model: behaviour.model ?? request.model,
+    system_fingerprint: 'fp_fake',
+    service_tier: 'default',
+  };
+}
+
+export function replyChat(
+  res: ServerResponse,
+  record: RecordedRequest,
+  request: ChatRequest,
+  behaviour: OpenAIBehaviour,
+  headers: Record<string, string>,
+): void {
+  const content = behaviour.content ?? behaviour.chunks?.join('') ?? 'Hello from the OpenAI fake.';
+  reply(
+    res,
+    record,
+    200,
+    {
+      ...envelope(behaviour, request),
+      object: 'chat.completion',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content, refusal: null, annotations: [] },
+          logprobs: null,
+          finish_reason: behaviour.finishReason ?? 'stop',
+        },
+      ],
+      usage: buildUsage(request, content, behaviour.usage),
+    },
+    headers,
+  );
+}
+
+/** Streams in OpenAI's SSE chunk format: role chunk, content deltas, finish chunk, optional usage chunk, [DONE]. */
+export async function streamChat(
+  res: ServerResponse,
+  record: RecordedRequest,
+  request: ChatRequest,
+  behaviour: OpenAIBehaviour,
+  headers: Record<string, string>,
+): Promise<void> {
+  const content = behaviour.content ?? 'Hello from the OpenAI fake.';
+  const pieces = behaviour.chunks ?? content.match(/\S+\s*|\s+/g) ?? [content];
+  const includeUsage = request.stream_options?.include_usage === true;
+  const base = { ...envelope(behaviour, request), object: 'chat.completion.chunk' };
+  const usageField = includeUsage ? { usage: null } : {};
+  // Resolves once the bytes reached the socket, so a scripted destroy cannot swallow them.
+  const send = (choices: unknown[], extra: object = usageField) =>
+    new Promise<void>((resolve) => {
+      res.write(`data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`, () => resolve());
+    });
+  const choice = (delta: object, finish: string | null = null) => ({
+    index: 0,
+    delta,
+    logprobs: null,
+    finish_reason: finish,
+  });
+
+  record.status = 200;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    ...headers,
+  });
+  await send([choice({ role: 'assistant', content: '', refusal: null })]);
+  for (const [i, piece] of pieces.entries()) {
+    if (behaviour.failAfterChunks !== undefined && i >= behaviour.failAfterChunks) break;
+    if (i > 0 && behaviour.chunkDelayMs && !(await waitUnlessClosed(res, behaviour.chunkDelayMs))) return;
+    if (res.destroyed) return;
+    await send([choice({ content: piece })]);
+  }
+  if (behaviour.failAfterChunks !== undefined) {
+    record.destroyedByFake = true;
+    res.destroy();
+    return;
+  }
+  await send([choice({}, behaviour.finishReason ?? 'stop')]);
+  if (includeUsage) await send([], { usage: buildUsage(request, pieces.join(''), behaviour.usage) });
+  res.end('data: [DONE]\n\n');
+}
