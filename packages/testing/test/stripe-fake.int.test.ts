@@ -279,6 +279,12 @@ describe('customers', () => {
     }
   });
 
+  test('a malformed email is refused with email_invalid', async () => {
+    const error = await rejection(stripe.customers.create({ email: 'not-an-email' }));
+    expect({ code: error.code, param: error.param }).toEqual({ code: 'email_invalid', param: 'email' });
+    expect(fake.counters.customers).toBe(0);
+  });
+
   test('an unsupported search field fails like Stripe', async () => {
     const error = await rejection(stripe.customers.search({ query: "user_id:'u1'" }));
     expect(error.param).toBe('query');

@@ -20,7 +20,7 @@ export const sessionParams = {
   return_url: p.string(),
   redirect_on_completion: p.oneOf(['always', 'if_required', 'never']),
   customer: p.string(),
-  customer_email: p.string(),
+  customer_email: p.email(),
   client_reference_id: p.string(),
   metadata: p.metadata(),
   allow_promotion_codes: p.boolean(),

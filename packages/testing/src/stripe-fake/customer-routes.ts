@@ -7,7 +7,7 @@ import { listParams, paginate, type Route, type RouteContext } from './route';
 import { addCustomer, cleanMetadata, mergeMetadata } from './store';
 
 const writable = {
-  email: p.string(),
+  email: p.email(),
   name: p.string(),
   description: p.string(),
   phone: p.string(),

@@ -3,7 +3,7 @@ import type { FormObject, FormValue } from './form';
 
 /** How one request parameter is checked and coerced; mirrors the checks Stripe makes before a handler runs. */
 export type ParamSpec =
-  | { kind: 'string'; required?: boolean; values?: readonly string[] }
+  | { kind: 'string'; required?: boolean; values?: readonly string[]; format?: 'email' }
   | { kind: 'integer'; required?: boolean; min?: number; max?: number }
   | { kind: 'boolean'; required?: boolean }
   | { kind: 'metadata'; required?: boolean }
@@ -17,6 +17,7 @@ export type ParamFields = Record<string, ParamSpec>;
 /** Spec builders, so endpoint tables read like Stripe's reference. */
 export const p = {
   string: (opts: { required?: boolean } = {}): ParamSpec => ({ kind: 'string', ...opts }),
+  email: (): ParamSpec => ({ kind: 'string', format: 'email' }),
   oneOf: (values: readonly string[], opts: { required?: boolean } = {}): ParamSpec => ({
     kind: 'string',
     values,
@@ -82,6 +83,9 @@ function coerce(value: FormValue, spec: ParamSpec, path: string): unknown {
       if (typeof value !== 'string') throw invalidRequest(`Invalid string: ${JSON.stringify(value)}`, path);
       if (spec.values && !spec.values.includes(value)) {
         throw invalidRequest(`Invalid ${lastSegment(path)}: must be one of ${listWords(spec.values)}`, path);
+      }
+      if (spec.format === 'email' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) {
+        throw invalidRequest(`Invalid email address: ${value}`, path, 'email_invalid');
       }
       return value;
     case 'integer': {
