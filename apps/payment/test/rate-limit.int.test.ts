@@ -1,0 +1,36 @@
+import request from 'supertest';
+import { API_KEY, type Harness, ROTATED_API_KEY, startHarness } from './support/harness';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+describe('rate limit per API key', () => {
+  it('the request over PAYMENT_RATE_LIMIT_PER_MINUTE is 429 rate_limited with Retry-After', async () => {
+    const app = h.buildApp({ PAYMENT_RATE_LIMIT_PER_MINUTE: '3' });
+    const get = (key: string) =>
+      request(app).get('/api/v1/subscriptions/nobody/prod_x').set('X-API-Key', key);
+    for (let i = 0; i < 3; i++) expect((await get(API_KEY)).status).toBe(200);
+    const limited = await get(API_KEY);
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ error: 'rate_limited', request_id: expect.any(String) });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+
+    // Each key has its own budget, and public routes are never limited.
+    expect((await get(ROTATED_API_KEY)).status).toBe(200);
+    expect((await request(app).get('/health')).status).toBe(200);
+  });
+
+  it('unauthenticated requests do not use up a key’s budget', async () => {
+    const app = h.buildApp({ PAYMENT_RATE_LIMIT_PER_MINUTE: '2' });
+    for (let i = 0; i < 5; i++) {
+      expect(
+        (await request(app).get('/api/v1/subscriptions/u/p').set('X-API-Key', 'wrong-key-xxxxxxxx')).status,
+      ).toBe(401);
+    }
+    expect((await request(app).get('/api/v1/subscriptions/u/p').set('X-API-Key', API_KEY)).status).toBe(200);
+  });
+});
