@@ -3,8 +3,10 @@ import { applyMigrations, createKeyValueStore, openDatabase } from '@platform/db
 import { loadEnvOrExit } from '@platform/errors';
 import { createLogger, runServer } from '@platform/logging';
 import { createApp, SERVICE_NAME } from './app';
+import { closeApiKeyAuth } from './auth/api-key-auth';
 import { loadGatewayEnv } from './env';
 import { PrismaClient } from './generated/prisma/client';
+import { createMailer } from './mail';
 
 async function main(): Promise<void> {
   const env = loadEnvOrExit(SERVICE_NAME, () => loadGatewayEnv());
@@ -25,13 +27,18 @@ async function main(): Promise<void> {
   if (!env.REDIS_URL) logger.warn('REDIS_URL unset: in-process stores (single instance only)');
   const prisma = new PrismaClient({ adapter: db.adapter });
   const kv = createKeyValueStore({ url: env.REDIS_URL, keyPrefix: 'gateway:' });
-  const app = createApp({ env, logger, prisma, kv });
+  const mailer = createMailer(env, logger);
+  const deps = { env, logger, prisma, kv, mailer };
+  const app = createApp(deps);
   await runServer({
     app,
     port: env.PORT,
     host: env.HOST,
     logger,
     onClose: async () => {
+      // Pending api_keys.last_used_at writes go out before the database closes.
+      await closeApiKeyAuth(deps);
+      await mailer.close();
       await prisma.$disconnect();
       await db.close();
       await kv.close();
