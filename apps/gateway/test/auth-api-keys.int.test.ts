@@ -246,10 +246,17 @@ describe('revoking keys: active -> revoked', () => {
     expect((await request(h.app).get('/api/v1/me').set('x-api-key', key)).status).toBe(200);
   });
 
-  it('an unknown key id is 404, a malformed one 400, and revoking twice succeeds', async () => {
+  it('an unknown key id is 404, a malformed one 400, a missing one 422, and revoking twice succeeds', async () => {
     const { cookie } = await h.signIn();
     expect((await revoke(cookie, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await revoke(cookie, 'not-a-uuid')).status).toBe(400);
+    const missing = await request(h.app)
+      .post('/api/v1/auth/api-keys/revoke')
+      .set('Cookie', cookie)
+      .set('Origin', OWN_ORIGIN)
+      .send({});
+    expect(missing.status).toBe(422);
+    expect(missing.body).toMatchObject({ error: 'deserialization error', request_id: ANY_ID });
     const { key_id } = await h.createKey(cookie);
     expect((await revoke(cookie, key_id)).status).toBe(200);
     expect((await revoke(cookie, key_id)).status).toBe(200);
