@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import { requireApiKey } from './auth/api-key';
 import { checkoutRoutes } from './checkout/routes';
 import type { PaymentDeps } from './deps';
+import { docsRoutes } from './docs/render-docs';
 import { portalRoutes } from './portal/routes';
 import { apiRateLimit } from './rate-limit/api-rate-limit';
 import { createSubscriptionStatusReader } from './subscriptions/get-status';
@@ -21,7 +22,8 @@ const API_BODY_LIMIT = '100kb';
 
 /**
  * Builds the payment service. Order: request id, metrics, access log, helmet;
- * public routes (health, OpenAPI, metrics, the Stripe webhook on its raw body);
+ * public routes (health, OpenAPI and its /docs page, metrics, the Stripe webhook
+ * on its raw body);
  * then /api/v1: API key, per-key rate limit, JSON body, routes. Authentication
  * runs before body parsing so an anonymous caller never gets a body parsed.
  */
@@ -39,6 +41,7 @@ export function createApp(deps: PaymentDeps): Express {
   app.use(helmet());
 
   app.use(healthRoutes(SERVICE_NAME, () => buildPaymentOpenApi()));
+  app.use(docsRoutes(() => buildPaymentOpenApi()));
   app.get('/metrics', metrics.handler);
   app.use(webhookRoutes({ ...deps, now }));
 

@@ -111,3 +111,19 @@ describe('public routes', () => {
     expect(res.body.paths['/health'].get.security ?? []).toEqual([]);
   });
 });
+
+describe('GET /docs', () => {
+  it('renders every operation of the OpenAPI document as HTML without a key', async () => {
+    const res = await request(h.app).get('/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    for (const op of [
+      'POST /api/v1/checkout/cart',
+      'GET /api/v1/subscriptions/{user_id}/{product_id}',
+      'POST /api/v1/portal',
+    ]) {
+      expect(res.text).toContain(op);
+    }
+    expect(res.text).not.toContain('<script');
+  });
+});
