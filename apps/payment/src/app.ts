@@ -47,9 +47,7 @@ export function createApp(deps: PaymentDeps): Express {
 
   const api = Router();
   api.use(requireApiKey(deps.env.PAYMENT_MS_API_KEY));
-  api.use(
-    apiRateLimit({ limitPerMinute: deps.env.PAYMENT_RATE_LIMIT_PER_MINUTE, store: deps.rateLimitStore }),
-  );
+  api.use(apiRateLimit({ limitPerMinute: deps.env.PAYMENT_RATE_LIMIT_PER_MINUTE, kv: deps.kv }));
   api.use(jsonBody(API_BODY_LIMIT));
   api.use(checkoutRoutes(deps));
   api.use(

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { KeyValueStore } from '@platform/db';
 import { createLogger, createMemoryDestination } from '@platform/logging';
 import { type StripeFake, startStripeFake } from '@platform/testing';
 import type { Express } from 'express';
@@ -65,11 +66,14 @@ export async function startHarness(): Promise<Harness> {
   const fake = await startStripeFake({ now: () => Math.floor(clock.now().getTime() / 1000) });
   const database: TestDatabase = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
   const prisma = new PrismaClient({ adapter: database.adapter });
-  const kv = createTestKv();
+  // One store per app, so counters and idempotency fingerprints of one test's app never leak into another's.
+  const stores: KeyValueStore[] = [];
   const logs = createMemoryDestination();
   const logger = createLogger({ service: 'payment', destination: logs });
   const deps = (env: Record<string, string | undefined> = {}): PaymentDeps => {
     const parsed = testEnv(fake, env);
+    const kv = createTestKv();
+    stores.push(kv);
     return { env: parsed, logger, prisma, kv, stripe: createStripeClient(parsed), now: clock.now };
   };
   return {
@@ -83,7 +87,7 @@ export async function startHarness(): Promise<Harness> {
     async close() {
       await prisma.$disconnect();
       await database.drop();
-      await kv.close();
+      await Promise.all(stores.map((kv) => kv.close()));
       await fake.close();
     },
   };

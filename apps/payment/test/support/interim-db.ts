@@ -56,8 +56,11 @@ export function createTestKv(): KeyValueStore {
     del: async (key) => {
       values.delete(key);
     },
-    incrWindow: async () => {
-      throw new Error('not used by payment tests');
+    incrWindow: async (key, by, windowMs) => {
+      const entry = live(key) ?? { value: '0', expires: Date.now() + windowMs };
+      entry.value = String(Number(entry.value) + by);
+      values.set(key, entry);
+      return { total: Number(entry.value), resetMs: entry.expires - Date.now() };
     },
     publish: async () => undefined,
     subscribe: async () => async () => undefined,
