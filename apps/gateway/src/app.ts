@@ -4,6 +4,7 @@ import { errorHandler, notFoundHandler } from '@platform/errors';
 import { createHttpMetrics, healthRoutes, httpLogger, type Logger, requestId } from '@platform/logging';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
+import { createAiApi } from './ai/module';
 import { apiKeyRoutes } from './api-keys/routes';
 import { authRoutes } from './auth/routes';
 import type { Clock } from './auth/types';
@@ -45,6 +46,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use('/api/v1', authRoutes(deps, deps.mailer ?? createMailer(deps.env, deps.logger)));
   app.use('/api/v1', apiKeyRoutes(deps));
   app.use('/api/v1', userRoutes(deps));
+  app.use('/api/v1', createAiApi(deps, { registry: metrics.registry }).router);
 
   app.use(notFoundHandler());
   app.use(errorHandler({ logger: deps.logger }));

@@ -47,6 +47,14 @@ export const ZGatewayEnv = z
     AI_UPSTREAM_TIMEOUT_MS: envFields.positiveInt(60_000),
     /** Longest silence allowed between two stream chunks. */
     AI_STREAM_IDLE_TIMEOUT_MS: envFields.positiveInt(30_000),
+    /** Interval of SSE keep-alive comments; at most 15 s so idle proxies never cut a stream. */
+    AI_STREAM_KEEPALIVE_MS: z.coerce.number().int().positive().max(15_000).default(15_000),
+    /**
+     * Base URL overrides per provider, `name=url` comma-separated (e.g.
+     * `groq=http://127.0.0.1:9000/v1,elevenlabs=http://127.0.0.1:9001`); they win
+     * over the lanes config. Providers: openrouter, groq, cerebras, google, openai, elevenlabs.
+     */
+    AI_PROVIDER_BASE_URLS: envFields.list().default([]),
     /** Requests per minute per API key on AI endpoints. */
     AI_RATE_LIMIT_PER_MINUTE: envFields.positiveInt(120),
     /** Tokens per user per UTC day (preview limit). */

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { applyMigrations, createKeyValueStore, openDatabase } from '@platform/db';
 import { loadEnvOrExit } from '@platform/errors';
 import { createLogger, runServer } from '@platform/logging';
+import { loadLanesConfig } from './ai/lanes';
 import { createApp, SERVICE_NAME } from './app';
 import { closeApiKeyAuth } from './auth/api-key-auth';
 import { loadGatewayEnv } from './env';
@@ -10,6 +11,8 @@ import { createMailer } from './mail';
 
 async function main(): Promise<void> {
   const env = loadEnvOrExit(SERVICE_NAME, () => loadGatewayEnv());
+  // A bad lanes config (e.g. a router model in the free lane) stops the start before anything is opened.
+  loadLanesConfig(env.AI_LANES_CONFIG, env.AI_ALLOWED_LANES);
   const logger = createLogger({ service: SERVICE_NAME, level: env.LOG_LEVEL });
   const db = await openDatabase({
     url: env.DATABASE_URL,

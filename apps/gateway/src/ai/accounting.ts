@@ -1,0 +1,84 @@
+import type { ChatUsage } from '@platform/contract';
+import { isAppError } from '@platform/errors';
+import type { Response } from 'express';
+import { requireAuthOf } from '../auth/api-key-auth';
+import { ClientGoneError, FallbackExhaustedError } from './fallback';
+import type { Target } from './lanes';
+import type { AiRuntime, Caller } from './runtime';
+
+/** What is known about a request before the upstream call. */
+export type AccountingBase = {
+  requestId: string;
+  caller: Caller;
+  projectId: string;
+  endpoint: string;
+  lane: string | null;
+  startedAt: number;
+};
+
+export function callerOf(res: Response): Caller {
+  const auth = requireAuthOf(res);
+  return { userId: auth.userId, apiKeyId: auth.kind === 'api_key' ? auth.apiKeyId : null };
+}
+
+export function requestIdOf(res: Response): string {
+  const id = res.locals.requestId;
+  return typeof id === 'string' ? id : '';
+}
+
+/**
+ * Records one finished request (batched, off the request path) and charges
+ * its tokens to the caller's daily budget.
+ */
+export function accountRequest(
+  rt: Pick<AiRuntime, 'usage' | 'budget'>,
+  base: AccountingBase,
+  outcome: { status: number; target: Target | undefined; usage: ChatUsage | null },
+): void {
+  const usage = outcome.usage;
+  rt.usage.record({
+    requestId: base.requestId,
+    userId: base.caller.userId,
+    apiKeyId: base.caller.apiKeyId,
+    projectId: base.projectId,
+    endpoint: base.endpoint,
+    lane: base.lane,
+    provider: outcome.target?.provider ?? null,
+    model: outcome.target?.model ?? null,
+    status: outcome.status,
+    promptTokens: usage?.prompt_tokens ?? 0,
+    completionTokens: usage?.completion_tokens ?? 0,
+    totalTokens: usage?.total_tokens ?? 0,
+    latencyMs: Date.now() - base.startedAt,
+  });
+  if (usage && usage.total_tokens > 0) rt.budget.consume(base.caller.userId, usage.total_tokens);
+}
+
+/** Status recorded when the client disconnected before the answer (nginx's convention). */
+export const CLIENT_CLOSED_STATUS = 499;
+
+/**
+ * Runs an upstream call and records its usage whatever the outcome. A client
+ * that went away gets nothing more; a failed chain is answered with the error
+ * its last target earned.
+ */
+export async function withAccounting(
+  rt: AiRuntime,
+  base: AccountingBase,
+  run: () => Promise<Parameters<typeof accountRequest>[2]>,
+): Promise<void> {
+  try {
+    accountRequest(rt, base, await run());
+  } catch (err) {
+    if (err instanceof ClientGoneError) {
+      accountRequest(rt, base, { status: CLIENT_CLOSED_STATUS, target: undefined, usage: null });
+      return;
+    }
+    if (err instanceof FallbackExhaustedError) {
+      accountRequest(rt, base, { status: err.error.status, target: err.lastTarget, usage: null });
+      throw err.error;
+    }
+    accountRequest(rt, base, { status: isAppError(err) ? err.status : 500, target: undefined, usage: null });
+    throw err;
+  }
+}

@@ -1,0 +1,66 @@
+import type { ChatCompletionRequest, ChatCompletionResponse, ChatUsage } from '@platform/contract';
+import type { PreparedChat } from './chat-request';
+import { type FallbackResult, runWithFallback } from './fallback';
+import type { Target } from './lanes';
+import type { AiRuntime, StoredKeys } from './runtime';
+
+/** Usage as the provider reported it; zeros when it reported none. */
+export function toChatUsage(
+  usage: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null | undefined,
+): ChatUsage {
+  const prompt = usage?.prompt_tokens ?? 0;
+  const completion = usage?.completion_tokens ?? 0;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: usage?.total_tokens ?? prompt + completion,
+  };
+}
+
+/** Parameters sent upstream: only what every provider accepts. */
+export function upstreamChatParams(request: ChatCompletionRequest, target: Target) {
+  return {
+    model: target.model,
+    messages: request.messages,
+    max_tokens: request.max_tokens,
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+  };
+}
+
+/** A chat completion through the lane's targets, with fallback. */
+export async function completeChat(
+  rt: AiRuntime,
+  prepared: PreparedChat,
+  storedKeys: StoredKeys,
+  clientSignal: AbortSignal,
+): Promise<{ response: ChatCompletionResponse; result: FallbackResult<unknown> }> {
+  const result = await runWithFallback({
+    endpoint: 'chat',
+    targets: prepared.targets,
+    resolveCredential: (t) => rt.providers.credential(t.provider, storedKeys[t.provider]),
+    clientSignal,
+    timeoutMs: rt.upstreamTimeoutMs,
+    logger: rt.logger,
+    metrics: rt.metrics,
+    attempt: ({ target, credential, signal }) =>
+      rt.providers
+        .client(credential)
+        .chat.completions.create(
+          { ...upstreamChatParams(prepared.request, target), stream: false },
+          { signal },
+        ),
+  });
+  const completion = result.value;
+  const choice = completion.choices[0];
+  return {
+    response: {
+      content: choice?.message.content ?? '',
+      // The configured id of the target that answered, not the provider's
+      // dated alias, so clients can send it back as `model`.
+      model_used: result.target.model,
+      finish_reason: choice?.finish_reason ?? 'stop',
+      usage: toChatUsage(completion.usage),
+    },
+    result,
+  };
+}

@@ -1,0 +1,127 @@
+import type { Logger } from '@platform/logging';
+import type { Target } from './lanes';
+import type { AiMetrics } from './metrics';
+import type { ProviderCredential } from './providers';
+import { type AttemptOutcome, classifyUpstreamError, isRetryable, toFinalError } from './upstream-errors';
+
+/** The caller went away; nothing more is sent and the upstream request is cancelled. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('client disconnected');
+    this.name = 'ClientGoneError';
+  }
+}
+
+/** What one attempt gets: the target, its credential and a signal that fires on timeout or disconnect. */
+export type AttemptContext = { target: Target; credential: ProviderCredential; signal: AbortSignal };
+
+export type FallbackOptions<T> = {
+  /** Label for logs and metrics, e.g. `chat`, `stream`, `image`. */
+  endpoint: string;
+  targets: readonly Target[];
+  /** The credential for a target, or null to skip it (no key configured). */
+  resolveCredential: (target: Target) => ProviderCredential | null;
+  /** Fires when the client disconnects. */
+  clientSignal: AbortSignal;
+  /** Time allowed until `attempt` resolves, i.e. until the provider starts answering. */
+  timeoutMs: number;
+  logger: Logger;
+  metrics: AiMetrics;
+  /** Calls the provider; resolves as soon as it started answering. */
+  attempt: (ctx: AttemptContext) => Promise<T>;
+};
+
+export type FallbackResult<T> = {
+  value: T;
+  target: Target;
+  credential: ProviderCredential;
+  /** Aborts the answering request later (idle timeout); also fires on client disconnect. */
+  controller: AbortController;
+  /** Milliseconds from the first attempt until the provider started answering. */
+  latencyMs: number;
+};
+
+/** Thrown when no target answered; `error` is what the caller sees, `last*` feed usage records. */
+export class FallbackExhaustedError extends Error {
+  constructor(
+    readonly error: ReturnType<typeof toFinalError>,
+    readonly lastTarget: Target | undefined,
+  ) {
+    super(error.message);
+    this.name = 'FallbackExhaustedError';
+  }
+}
+
+/**
+ * Tries the targets in order until one starts answering. A timeout, a
+ * connection error, a 429 or a 5xx moves on to the next target; a 4xx caused
+ * by the request itself ends the chain, since every provider would refuse it.
+ * Every attempt is logged with provider, status and latency and counted.
+ */
+export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<FallbackResult<T>> {
+  const started = Date.now();
+  let last: { outcome: AttemptOutcome; retryAfter: string | null } | undefined;
+  let lastTarget: Target | undefined;
+  for (const [index, target] of opts.targets.entries()) {
+    if (opts.clientSignal.aborted) throw new ClientGoneError();
+    const credential = opts.resolveCredential(target);
+    if (!credential) {
+      opts.logger.warn(
+        { provider: target.provider, model: target.model },
+        'upstream skipped: no key configured',
+      );
+      continue;
+    }
+    if (last) opts.metrics.fallback(opts.endpoint, lastTarget?.provider ?? 'none');
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, opts.timeoutMs);
+    const onClientGone = () => controller.abort();
+    opts.clientSignal.addEventListener('abort', onClientGone, { once: true });
+    const attemptStart = Date.now();
+    try {
+      const value = await opts.attempt({ target, credential, signal: controller.signal });
+      clearTimeout(timer);
+      const latencyMs = Date.now() - attemptStart;
+      logAttempt(opts, index, target, credential, { outcome: 'success', status: 200 }, latencyMs);
+      return { value, target, credential, controller, latencyMs: Date.now() - started };
+    } catch (err) {
+      clearTimeout(timer);
+      opts.clientSignal.removeEventListener('abort', onClientGone);
+      const latencyMs = Date.now() - attemptStart;
+      const failure = classifyUpstreamError(err, { timedOut, clientGone: opts.clientSignal.aborted });
+      logAttempt(opts, index, target, credential, failure, latencyMs);
+      if (failure.outcome === 'aborted') throw new ClientGoneError();
+      last = failure;
+      lastTarget = target;
+      if (!isRetryable(failure.outcome)) break;
+    }
+  }
+  throw new FallbackExhaustedError(toFinalError(last), lastTarget);
+}
+
+function logAttempt<T>(
+  opts: FallbackOptions<T>,
+  index: number,
+  target: Target,
+  credential: ProviderCredential,
+  result: { outcome: AttemptOutcome; status: number | undefined },
+  latencyMs: number,
+): void {
+  opts.metrics.attempt(target.provider, result.outcome, latencyMs / 1000);
+  const fields = {
+    endpoint: opts.endpoint,
+    attempt: index + 1,
+    provider: target.provider,
+    model: target.model,
+    byok: credential.byok,
+    outcome: result.outcome,
+    status: result.status ?? null,
+    latency_ms: latencyMs,
+  };
+  if (result.outcome === 'success') opts.logger.info(fields, 'upstream attempt');
+  else opts.logger.warn(fields, 'upstream attempt failed');
+}

@@ -1,0 +1,50 @@
+import type { Response } from 'express';
+
+/** Server-sent events on an Express response, with keep-alive comments and backpressure. */
+export type SseWriter = {
+  /** Writes one event; resolves once the socket can take more (or is gone). */
+  send(event: string, data: unknown): Promise<void>;
+  end(): void;
+};
+
+/** Resolves on 'drain', or when the connection closes so a dead client never hangs us. */
+function waitForDrain(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
+/**
+ * Sends the 200 and the SSE headers, then keeps the connection warm with a
+ * comment every `keepAliveMs` so proxies do not cut a slow stream.
+ */
+export function openSse(res: Response, opts: { keepAliveMs: number }): SseWriter {
+  res.status(200);
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-cache, no-transform');
+  res.setHeader('Connection', 'keep-alive');
+  // nginx would otherwise buffer the stream and deliver it in one piece.
+  res.setHeader('X-Accel-Buffering', 'no');
+  res.flushHeaders();
+  const keepAlive = setInterval(() => {
+    if (!res.writableEnded && !res.destroyed) res.write(': keep-alive\n\n');
+  }, opts.keepAliveMs);
+  keepAlive.unref();
+  res.once('close', () => clearInterval(keepAlive));
+  return {
+    async send(event, data) {
+      if (res.writableEnded || res.destroyed) return;
+      if (!res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)) await waitForDrain(res);
+    },
+    end() {
+      clearInterval(keepAlive);
+      if (!res.writableEnded) res.end();
+    },
+  };
+}

@@ -1,0 +1,234 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { KeyValueStore } from '@platform/db';
+import { createLogger, createMemoryDestination } from '@platform/logging';
+import {
+  type ElevenLabsFake,
+  type OpenAIFake,
+  type RecordedRequest,
+  startElevenLabsFake,
+  startOpenAIFake,
+} from '@platform/testing';
+import type { Express } from 'express';
+import { createApiKey } from '../../src/api-keys/service';
+import { createApp, type GatewayDeps } from '../../src/app';
+import { closeApiKeyAuth } from '../../src/auth/api-key-auth';
+import { insertSession } from '../../src/auth/session-repo';
+import { hashSessionToken } from '../../src/auth/sessions';
+import { loadGatewayEnv } from '../../src/env';
+import { PrismaClient } from '../../src/generated/prisma/client';
+import { upsertUserByEmail } from '../../src/users/repo';
+// Interim (shared with the identity tests) until @platform/testing exports these.
+import { createTestDatabase, createTestKv } from './interim-infra';
+
+const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
+
+export const PUBLIC_URL = 'http://gateway.test';
+export const SECRET = 'ai-test-secret-0123456789abcdef-0123';
+
+/** The gateway's own provider keys in tests; each provider has its own, so the fake's log tells them apart. */
+export const SERVER_KEYS = {
+  OPENROUTER_API_KEY: 'sk-server-openrouter-0001',
+  GROQ_API_KEY: 'sk-server-groq-0002',
+  CEREBRAS_API_KEY: 'sk-server-cerebras-0003',
+  GOOGLE_API_KEY: 'sk-server-google-0004',
+  OPENAI_API_KEY: 'sk-server-openai-0005',
+  ELEVENLABS_API_KEY: 'xi-server-elevenlabs-0006',
+} as const;
+
+/**
+ * Lanes for tests: one distinct model per target, so the fake can be scripted
+ * per target with `setFor(model, ...)`.
+ */
+export const TEST_LANES = {
+  lanes: {
+    free: {
+      default_model: 'free-a',
+      targets: [
+        { provider: 'groq', model: 'free-a' },
+        { provider: 'cerebras', model: 'free-b' },
+        { provider: 'google', model: 'free-c' },
+      ],
+    },
+    standard: {
+      default_model: 'std-1',
+      targets: [
+        { provider: 'openai', model: 'std-1' },
+        { provider: 'openrouter', model: 'std-2' },
+      ],
+    },
+    premium: { default_model: 'prem-1', targets: [{ provider: 'openai', model: 'prem-1' }] },
+  },
+  media: {
+    image: [
+      { provider: 'openai', model: 'dall-e-3' },
+      { provider: 'openrouter', model: 'img-2' },
+    ],
+    tts: [{ provider: 'openai', model: 'tts-1' }],
+    music: [{ provider: 'elevenlabs', model: 'music_v1' }],
+    soundfx: [{ provider: 'elevenlabs', model: 'sfx_v2' }],
+  },
+};
+
+/** A JSON file in a fresh temp folder; returns its path. */
+export function writeTempJson(name: string, value: unknown): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'gw-ai-')), name);
+  writeFileSync(file, JSON.stringify(value));
+  return file;
+}
+
+/** 32 random bytes as a master key entry `id:base64`. */
+export function newMasterKey(id: string): string {
+  return `${id}:${randomBytes(32).toString('base64')}`;
+}
+
+/** AI_PROVIDER_BASE_URLS sending every provider to the fakes; `overrides` redirect single providers. */
+export function baseUrlsFor(
+  openaiBase: string,
+  elevenlabsBase: string,
+  overrides: Record<string, string> = {},
+): string {
+  const urls: Record<string, string> = {
+    openrouter: openaiBase,
+    groq: openaiBase,
+    cerebras: openaiBase,
+    google: openaiBase,
+    openai: openaiBase,
+    elevenlabs: elevenlabsBase,
+    ...overrides,
+  };
+  return Object.entries(urls)
+    .map(([name, url]) => `${name}=${url}`)
+    .join(',');
+}
+
+export type TestCaller = { userId: string; apiKey: string; apiKeyId: string; cookie: string };
+
+export type AiHarness = {
+  app: Express;
+  deps: GatewayDeps;
+  prisma: PrismaClient;
+  kv: KeyValueStore;
+  openai: OpenAIFake;
+  elevenlabs: ElevenLabsFake;
+  logs: ReturnType<typeof createMemoryDestination>;
+  /** A new user with an API key and a session cookie. */
+  createCaller(): Promise<TestCaller>;
+  /** Clears both fakes' scripts and starts a new request log window (the fakes keep their full log). */
+  resetFakes(): void;
+  /** Requests the OpenAI-compatible fake received since the last resetFakes(). */
+  openaiRequests(): RecordedRequest[];
+  /** Requests the ElevenLabs fake received since the last resetFakes(). */
+  elevenlabsRequests(): RecordedRequest[];
+  /** The OpenAI fake's waitForRequest/waitForAbort, limited to requests since the last resetFakes(). */
+  waitForOpenaiRequest(predicate?: (r: RecordedRequest) => boolean): Promise<RecordedRequest>;
+  waitForOpenaiAbort(predicate?: (r: RecordedRequest) => boolean): Promise<RecordedRequest>;
+  /** Another app on the same database, store and fakes (another replica or a restart with new env). */
+  startInstance(env?: Record<string, string>): Express;
+  /** An app (default: the main one) listening on loopback, for tests that need a real socket. */
+  listen(app?: Express): Promise<{ url: string; server: Server }>;
+  close(): Promise<void>;
+};
+
+let counter = 0;
+
+export async function startAiHarness(envOverrides: Record<string, string> = {}): Promise<AiHarness> {
+  const openai = await startOpenAIFake();
+  const elevenlabs = await startElevenLabsFake();
+  const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
+  const prisma = new PrismaClient({ adapter: database.adapter });
+  const kv = createTestKv();
+  const logs = createMemoryDestination();
+  const logger = createLogger({ service: 'gateway', destination: logs, level: 'debug' });
+  const lanesFile = writeTempJson('lanes.json', TEST_LANES);
+  const baseUrls = baseUrlsFor(openai.baseURL, elevenlabs.url);
+
+  const depsList: GatewayDeps[] = [];
+  const buildDeps = (env: Record<string, string>): GatewayDeps => {
+    const deps: GatewayDeps = {
+      env: loadGatewayEnv({
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'debug',
+        GATEWAY_PUBLIC_URL: PUBLIC_URL,
+        GATEWAY_SECRET: SECRET,
+        AI_LANES_CONFIG: lanesFile,
+        AI_PROVIDER_BASE_URLS: baseUrls,
+        AI_UPSTREAM_TIMEOUT_MS: '5000',
+        ...SERVER_KEYS,
+        ...envOverrides,
+        ...env,
+      }),
+      logger,
+      prisma,
+      kv,
+    };
+    depsList.push(deps);
+    return deps;
+  };
+  const deps = buildDeps({});
+  const app = createApp(deps);
+  const servers: Server[] = [];
+  let marks = { openai: 0, elevenlabs: 0 };
+
+  return {
+    app,
+    deps,
+    prisma,
+    kv,
+    openai,
+    elevenlabs,
+    logs,
+    resetFakes() {
+      openai.reset();
+      elevenlabs.reset();
+      marks = { openai: openai.requests.length, elevenlabs: elevenlabs.requests.length };
+    },
+    openaiRequests: () => openai.requests.slice(marks.openai),
+    elevenlabsRequests: () => elevenlabs.requests.slice(marks.elevenlabs),
+    waitForOpenaiRequest: (predicate = () => true) =>
+      openai.waitForRequest((r) => r.seq > marks.openai && predicate(r)),
+    waitForOpenaiAbort: (predicate = () => true) =>
+      openai.waitForAbort((r) => r.seq > marks.openai && predicate(r)),
+    async createCaller() {
+      counter += 1;
+      const user = await upsertUserByEmail(prisma, `ai-${process.pid}-${Date.now()}-${counter}@example.com`);
+      const key = await createApiKey(deps, { userId: user.id, name: `k${counter}`, scope: 'ai' });
+      const token = randomBytes(32).toString('base64url');
+      const now = new Date();
+      await insertSession(prisma, {
+        userId: user.id,
+        tokenHash: hashSessionToken(token),
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + 3_600_000),
+        userAgent: null,
+      });
+      return { userId: user.id, apiKey: key.key, apiKeyId: key.key_id, cookie: `gw_session=${token}` };
+    },
+    startInstance(env = {}) {
+      return createApp(buildDeps(env));
+    },
+    async listen(target = app) {
+      const server = target.listen(0, '127.0.0.1');
+      await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+      servers.push(server);
+      const address = server.address();
+      if (address === null || typeof address === 'string') throw new Error('no port');
+      return { url: `http://127.0.0.1:${address.port}`, server };
+    },
+    async close() {
+      for (const server of servers) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+      for (const d of depsList) await closeApiKeyAuth(d);
+      await prisma.$disconnect();
+      await database.drop();
+      await kv.close();
+      await openai.close();
+      await elevenlabs.close();
+    },
+  };
+}
