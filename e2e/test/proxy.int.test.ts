@@ -1,0 +1,274 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  type OpenAIFake,
+  type SmtpCapture,
+  type StripeFake,
+  startOpenAIFake,
+  startSmtpCapture,
+  startStripeFake,
+} from '@platform/testing';
+import { openSse, type ProxyRequest, proxyRequest } from './support/http';
+import { findFreePort, type NginxProxy, startNginx } from './support/nginx';
+import {
+  createServiceStorage,
+  type ServiceProcess,
+  type ServiceStorage,
+  startService,
+} from './support/services';
+
+// Both services run through their real src/main.ts (env parsing, migrations at
+// start, TRUST_PROXY_HOPS) behind Debian's nginx with infra/proxy's config, the
+// same files compose uses. Every request below goes through the proxy.
+
+const PAYMENT_HOST = 'payment.localhost';
+const GATEWAY_HOST = 'gateway.localhost';
+const PAYMENT_KEY = `e2e-payment-key-${randomBytes(8).toString('hex')}`;
+const PROVIDERS = ['openrouter', 'groq', 'cerebras', 'google', 'openai'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+let stripe: StripeFake;
+let openai: OpenAIFake;
+let smtp: SmtpCapture;
+const storages: ServiceStorage[] = [];
+const services: ServiceProcess[] = [];
+let proxy: NginxProxy;
+let publicUrl: string;
+
+const call = (req: ProxyRequest) => proxyRequest(proxy.port, req);
+
+function providerKeys(): Record<string, string> {
+  return Object.fromEntries(PROVIDERS.map((p) => [`${p.toUpperCase()}_API_KEY`, `sk-e2e-${p}-server-key`]));
+}
+
+beforeAll(async () => {
+  [stripe, openai, smtp] = await Promise.all([startStripeFake(), startOpenAIFake(), startSmtpCapture()]);
+  const port = await findFreePort();
+  publicUrl = `http://${GATEWAY_HOST}:${port}`;
+  // Recorded one by one, so afterAll cleans up whatever started before a failure.
+  const paymentStorage = await createServiceStorage('payment');
+  storages.push(paymentStorage);
+  const gatewayStorage = await createServiceStorage('gateway');
+  storages.push(gatewayStorage);
+  const common = { NODE_ENV: 'test', LOG_LEVEL: 'info', TRUST_PROXY_HOPS: '1' };
+  const started = await Promise.allSettled([
+    startService('payment', {
+      ...common,
+      ...paymentStorage.env,
+      PAYMENT_MS_API_KEY: PAYMENT_KEY,
+      STRIPE_SECRET_KEY: 'sk_test_e2e_proxy',
+      STRIPE_API_BASE: stripe.url,
+      STRIPE_MAX_NETWORK_RETRIES: '0',
+    }),
+    startService('gateway', {
+      ...common,
+      ...gatewayStorage.env,
+      ...providerKeys(),
+      GATEWAY_PUBLIC_URL: publicUrl,
+      GATEWAY_SECRET: randomBytes(32).toString('hex'),
+      SESSION_COOKIE_SECURE: 'false',
+      SMTP_URL: smtp.url,
+      AI_PROVIDER_BASE_URLS: PROVIDERS.map((p) => `${p}=${openai.baseURL}`).join(','),
+      PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    }),
+  ]);
+  for (const result of started) if (result.status === 'fulfilled') services.push(result.value);
+  for (const result of started) if (result.status === 'rejected') throw result.reason;
+  const [payment, gateway] = services as [ServiceProcess, ServiceProcess];
+  proxy = await startNginx({
+    port,
+    paymentHost: PAYMENT_HOST,
+    gatewayHost: GATEWAY_HOST,
+    paymentUpstream: `127.0.0.1:${payment.port}`,
+    gatewayUpstream: `127.0.0.1:${gateway.port}`,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await Promise.all(services.map((s) => s.stop()));
+  await Promise.all(storages.map((s) => s.drop()));
+  await Promise.all([stripe?.close(), openai?.close(), smtp?.close()]);
+}, 60_000);
+
+/** Signs a new user in by magic link and creates an API key, all through the proxy. */
+async function signInWithApiKey(): Promise<string> {
+  const email = `e2e-${randomUUID()}@example.com`;
+  const requested = await call({
+    host: GATEWAY_HOST,
+    path: '/api/v1/auth/request-magic-link',
+    body: { email },
+  });
+  expect(requested.status).toBe(202);
+  const mail = await smtp.waitForMessage((m) => m.to.includes(email), 10_000);
+  const link = new URL(/https?:\/\/\S+/.exec(mail.text)?.[0] ?? 'http://missing');
+  // The link carries the public base URL, i.e. the proxy's host name and port.
+  expect(link.origin).toBe(publicUrl);
+  const verified = await call({
+    host: GATEWAY_HOST,
+    path: '/api/v1/auth/verify-code',
+    body: { code: link.searchParams.get('code') },
+  });
+  expect(verified.status).toBe(200);
+  const cookie = [verified.headers['set-cookie'] ?? []]
+    .flat()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const created = await call({
+    host: GATEWAY_HOST,
+    path: '/api/v1/auth/api-keys',
+    headers: { cookie, origin: publicUrl },
+    body: { name: 'e2e' },
+  });
+  expect(created.status).toBe(201);
+  return (created.json as { key: string }).key;
+}
+
+describe('through the reverse proxy', () => {
+  it('routes each host name to its own service', async () => {
+    const [payment, gateway] = await Promise.all([
+      call({ host: PAYMENT_HOST, path: '/health' }),
+      call({ host: `${GATEWAY_HOST}:${proxy.port}`, path: '/health' }),
+    ]);
+    expect(payment.status).toBe(200);
+    expect(payment.json).toMatchObject({ status: 'ok', service: 'payment' });
+    expect(gateway.status).toBe(200);
+    expect(gateway.json).toMatchObject({ status: 'ok', service: 'gateway' });
+  });
+
+  it('answers an unknown host name with a JSON 404 from the proxy itself', async () => {
+    const res = await call({ host: 'unknown.localhost', path: '/health' });
+    expect(res.status).toBe(404);
+    expect(res.json).toEqual({ error: 'not found', request_id: expect.stringMatching(UUID) });
+  });
+
+  it("keeps a client's X-Request-Id, and otherwise gives nginx and the service one shared id", async () => {
+    const mine = randomUUID();
+    const kept = await call({ host: PAYMENT_HOST, path: '/health', headers: { 'x-request-id': mine } });
+    expect(kept.headers['x-request-id']).toBe(mine);
+
+    const minted = await call({ host: GATEWAY_HOST, path: '/health' });
+    const id = minted.headers['x-request-id'];
+    expect(id).toMatch(UUID);
+    expect(proxy.accessLog()).toContain(`rid=${id}`);
+  });
+
+  it('serves an authenticated payment call, and refuses one without the key', async () => {
+    const product = stripe.seedProduct({ id: `prod_e2e_${randomBytes(4).toString('hex')}`, name: 'Pro' });
+    const price = stripe.seedPrice({
+      id: `price_e2e_${randomBytes(4).toString('hex')}`,
+      product: product.id,
+      unit_amount: 900,
+      recurring: { interval: 'month' },
+    });
+    const body = {
+      user_id: `user_${randomUUID()}`,
+      email: 'ada@example.com',
+      product_id: product.id,
+      price_id: price.id,
+      success_url: 'https://app.example.com/billing/done',
+      cancel_url: 'https://app.example.com/billing/cancel',
+    };
+    const path = '/api/v1/checkout/subscription';
+    const res = await call({ host: PAYMENT_HOST, path, headers: { 'x-api-key': PAYMENT_KEY }, body });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      checkout_session_id: expect.stringMatching(/^cs_test_/),
+      checkout_url: expect.any(String),
+    });
+
+    const anonymous = await call({ host: PAYMENT_HOST, path, body });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.json).toEqual({ error: 'missing api key', request_id: expect.stringMatching(UUID) });
+  });
+
+  it('signs in by magic link, creates an API key and completes a chat', async () => {
+    const apiKey = await signInWithApiKey();
+    openai.set({ content: 'Hello through nginx.' });
+    const res = await call({
+      host: GATEWAY_HOST,
+      path: '/api/v1/ai/chat/completions',
+      headers: { 'x-api-key': apiKey },
+      body: { lane: 'free', project_id: 'e2e', messages: [{ role: 'user', content: 'Say hello.' }] },
+    });
+    openai.reset();
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({
+      content: 'Hello through nginx.',
+      model_used: expect.any(String),
+      usage: { total_tokens: expect.any(Number) },
+    });
+  });
+
+  it('streams server-sent events: the first chunk arrives while the provider is still generating', async () => {
+    const apiKey = await signInWithApiKey();
+    const pieces = ['one ', 'two ', 'three ', 'four'];
+    openai.set({ chunks: pieces, chunkDelayMs: 400 });
+    const stream = await openSse(proxy.port, {
+      host: GATEWAY_HOST,
+      path: '/api/v1/ai/chat/stream',
+      headers: { 'x-api-key': apiKey, accept: 'text/event-stream' },
+      body: { lane: 'free', project_id: 'e2e', messages: [{ role: 'user', content: 'Count.' }] },
+    });
+    try {
+      expect(stream.status).toBe(200);
+      expect(stream.headers['content-type']).toMatch(/^text\/event-stream/);
+      const first = await stream.next();
+      expect(first).toEqual({ event: 'chunk', data: { content: 'one ' } });
+      // Buffering anywhere on the way would hold this chunk until the upstream finished.
+      const upstream = openai.requests.filter((r) => r.path === '/v1/chat/completions').at(-1);
+      expect(upstream?.completed).toBe(false);
+
+      const rest = [];
+      for (let event = await stream.next(); event; event = await stream.next()) rest.push(event);
+      const chunks = rest
+        .filter((e) => e.event === 'chunk')
+        .map((e) => (e.data as { content: string }).content);
+      expect(['one ', ...chunks].join('')).toBe(pieces.join(''));
+      expect(rest.at(-1)).toMatchObject({ event: 'done', data: { finish_reason: 'stop' } });
+      expect(upstream?.completed).toBe(true);
+    } finally {
+      stream.close();
+      openai.reset();
+    }
+  });
+
+  it('rate-limits by the client address nginx saw, not by the proxy address or a forged header', async () => {
+    const verify = (localAddress: string, headers: Record<string, string> = {}) =>
+      call({
+        host: GATEWAY_HOST,
+        path: '/api/v1/auth/verify-code',
+        localAddress,
+        headers,
+        body: { code: `not-a-real-code-${randomBytes(8).toString('hex')}` },
+      });
+    // The gateway allows 10 failed codes per client address per 15 minutes.
+    for (let i = 0; i < 10; i += 1) expect((await verify('127.0.0.2')).status).toBe(400);
+    const limited = await verify('127.0.0.2');
+    expect(limited.status).toBe(429);
+    expect(limited.json).toEqual({ error: 'rate_limited', request_id: expect.stringMatching(UUID) });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+
+    // A forged X-Forwarded-For does not buy a fresh bucket: nginx appends the real peer.
+    const forged = await verify('127.0.0.2', { 'x-forwarded-for': '198.51.100.7' });
+    expect(forged.status).toBe(429);
+
+    // Another client behind the same proxy connection address still gets through.
+    const other = await verify('127.0.0.3');
+    expect(other.status).toBe(400);
+    expect(other.json).toMatchObject({ error: 'invalid or expired code' });
+  });
+
+  it('lets chat bodies above 8 MB reach the gateway, and refuses absurd ones with a JSON 413', async () => {
+    const nineMb = 'x'.repeat(9 * 1024 * 1024);
+    const body = { lane: 'free', project_id: 'e2e', messages: [{ role: 'user', content: nineMb }] };
+    const path = '/api/v1/ai/chat/completions';
+    // No key: the gateway itself answers, which shows the body got past the proxy.
+    const passed = await call({ host: GATEWAY_HOST, path, body });
+    expect(passed.status).toBe(401);
+    expect(passed.json).toMatchObject({ error: 'missing api key' });
+
+    const huge = await call({ host: GATEWAY_HOST, path, body: 'x'.repeat(13 * 1024 * 1024) });
+    expect(huge.status).toBe(413);
+    expect(huge.json).toEqual({ error: 'payload too large', request_id: expect.stringMatching(UUID) });
+  });
+});

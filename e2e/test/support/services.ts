@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase } from '@platform/db';
+import { ROOT } from './compose';
+
+/** A service started through its real composition root (src/main.ts), as the image does with dist/main.js. */
+export type ServiceProcess = {
+  name: string;
+  port: number;
+  /** Everything the process wrote (pino JSON lines on stdout, anything else on stderr). */
+  output(): string;
+  /** SIGTERM, then waits for the exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+};
+
+/** Where a service keeps its data for one test file, as env variables, and how to drop it. */
+export type ServiceStorage = { env: Record<string, string>; drop(): Promise<void> };
+
+/**
+ * A fresh database for one service: on the Postgres of TEST_DATABASE_URL when
+ * set, else an embedded PGlite folder. Left empty on purpose: the service
+ * applies its migrations at start, which is part of what this proves.
+ */
+export async function createServiceStorage(service: string): Promise<ServiceStorage> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `e2e-${service}-`));
+    return { env: { DATA_DIR: dir }, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `t_e2e_${service}_${randomBytes(5).toString('hex')}`;
+  const admin = await openDatabase({ url: base });
+  await admin.exec(`CREATE DATABASE "${name}"`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString() },
+    async drop() {
+      await admin.exec(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.close();
+    },
+  };
+}
+
+type LogLine = { msg?: string; address?: { port?: number } };
+
+function parseLine(line: string): LogLine | undefined {
+  try {
+    return JSON.parse(line) as LogLine;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs `node --conditions=source --import tsx src/main.ts` in the app folder
+ * with only the given environment (plus PATH), on an OS-assigned loopback
+ * port read back from the service's own "listening" log line.
+ */
+export async function startService(
+  name: 'payment' | 'gateway',
+  env: Record<string, string>,
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/main.ts'], {
+    cwd: path.join(ROOT, 'apps', name),
+    env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const port = await new Promise<number>((resolve, reject) => {
+    let pending = '';
+    let settled = false;
+    const timer = setTimeout(() => fail(new Error('did not log "listening" within 60 s')), 60_000);
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${name}: ${err.message}\n${output.slice(-4000)}`));
+    };
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      output += text;
+      pending += text;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        const entry = parseLine(line);
+        if (!settled && entry?.msg === 'listening' && typeof entry.address?.port === 'number') {
+          settled = true;
+          clearTimeout(timer);
+          resolve(entry.address.port);
+        }
+      }
+    });
+    child.once('exit', (code) => fail(new Error(`exited with ${code} before listening`)));
+  });
+
+  return {
+    name,
+    port,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const code = await exited;
+      clearTimeout(killer);
+      return code;
+    },
+  };
+}
