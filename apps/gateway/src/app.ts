@@ -12,6 +12,7 @@ import type { GatewayEnv } from './env';
 import type { PrismaClient } from './generated/prisma/client';
 import { corsPolicy } from './http/cors';
 import { createMailer, type Mailer } from './mail';
+import type { UsageRecorder } from './usage/recorder';
 import { userRoutes } from './users/routes';
 
 /** Everything the app needs from outside; main.ts builds it, tests build their own. */
@@ -24,6 +25,8 @@ export type GatewayDeps = {
   mailer?: Mailer;
   /** Current time for sessions, codes and key usage; absent -> the system clock. */
   clock?: Clock;
+  /** Batched usage writer; main.ts flushes it on shutdown. Absent -> one is made (rows flushed every second). */
+  usage?: UsageRecorder;
 };
 
 export const SERVICE_NAME = 'gateway';

@@ -8,6 +8,7 @@ import { closeApiKeyAuth } from './auth/api-key-auth';
 import { loadGatewayEnv } from './env';
 import { PrismaClient } from './generated/prisma/client';
 import { createMailer } from './mail';
+import { createUsageRecorder } from './usage/recorder';
 
 async function main(): Promise<void> {
   const env = loadEnvOrExit(SERVICE_NAME, () => loadGatewayEnv());
@@ -30,8 +31,9 @@ async function main(): Promise<void> {
   if (!env.REDIS_URL) logger.warn('REDIS_URL unset: in-process stores (single instance only)');
   const prisma = new PrismaClient({ adapter: db.adapter });
   const kv = createKeyValueStore({ url: env.REDIS_URL, keyPrefix: 'gateway:' });
+  const usage = createUsageRecorder({ prisma, logger });
   const mailer = createMailer(env, logger);
-  const deps = { env, logger, prisma, kv, mailer };
+  const deps = { env, logger, prisma, kv, usage, mailer };
   const app = createApp(deps);
   await runServer({
     app,
@@ -39,6 +41,8 @@ async function main(): Promise<void> {
     host: env.HOST,
     logger,
     onClose: async () => {
+      // Buffered usage rows go out before the database connection closes.
+      await usage.close();
       // Pending api_keys.last_used_at writes go out before the database closes.
       await closeApiKeyAuth(deps);
       await mailer.close();

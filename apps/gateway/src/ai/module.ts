@@ -2,12 +2,20 @@ import { jsonBody } from '@platform/errors';
 import type { Registry } from '@platform/logging';
 import { Router } from 'express';
 import type { GatewayDeps } from '../app';
-import { requireApiKey } from '../auth/api-key-auth';
+import { authenticate, requireApiKey } from '../auth/api-key-auth';
+import { requireTrustedOrigin } from '../http/csrf';
+import { parseMasterKeys } from '../provider-keys/crypto';
+import { createProviderKeyRouter } from '../provider-keys/routes';
+import { createProviderKeyService } from '../provider-keys/service';
+import { createTokenBudget, requireAiLimits } from '../rate-limit/limits';
+import { createUsageRecorder } from '../usage/recorder';
+import { createUsageRouter } from '../usage/routes';
 import { createChatRouter } from './chat-routes';
 import { loadLanesConfig } from './lanes';
+import { createMediaRouter } from './media-routes';
 import { createAiMetrics } from './metrics';
 import { createProviderRegistry, parseBaseUrlOverrides, type ServerProviderKeys } from './providers';
-import type { AiRuntime, StoredKeyLookup, TokenBudget, UsageSink } from './runtime';
+import type { AiRuntime } from './runtime';
 
 /**
  * Large enough that the chat rules (8 MiB of content, 128 messages) give the
@@ -27,22 +35,22 @@ export function serverKeysOf(env: GatewayDeps['env']): ServerProviderKeys {
   };
 }
 
-// Stored keys, usage records and limits come with the next change.
-const noStoredKeys: StoredKeyLookup = async () => ({});
-const noUsage: UsageSink = { record: () => undefined };
-const noBudget: TokenBudget = { assertAvailable: async () => undefined, consume: () => undefined };
-
 /**
- * Builds the AI part of the API, mounted at /api/v1: `/ai/chat/*`. Reads and
- * validates the lanes config, so a bad config throws here and the service
- * does not start.
+ * Builds the AI part of the API, mounted at /api/v1: `/ai/*` (chat, stream,
+ * media), `/keys` (bring your own key) and `/usage`. Reads and validates the
+ * lanes config and the master keys, so a bad config throws here and the
+ * service does not start.
  */
 export function createAiApi(
   deps: GatewayDeps,
   opts: { registry: Registry },
 ): { router: Router; runtime: AiRuntime } {
-  const { env, logger } = deps;
+  const { env, logger, prisma, kv } = deps;
   const config = loadLanesConfig(env.AI_LANES_CONFIG, env.AI_ALLOWED_LANES);
+  const masterKeys = env.PROVIDER_KEYS_MASTER_KEYS ? parseMasterKeys(env.PROVIDER_KEYS_MASTER_KEYS) : null;
+  if (!masterKeys) logger.warn('PROVIDER_KEYS_MASTER_KEYS unset: stored provider keys are disabled');
+  const keys = createProviderKeyService({ prisma, kv, logger, masterKeys });
+  const budget = createTokenBudget({ kv, dailyTokens: env.AI_DAILY_TOKEN_BUDGET, logger });
   const runtime: AiRuntime = {
     config,
     allowedLanes: new Set(env.AI_ALLOWED_LANES),
@@ -56,14 +64,26 @@ export function createAiApi(
     upstreamTimeoutMs: env.AI_UPSTREAM_TIMEOUT_MS,
     idleTimeoutMs: env.AI_STREAM_IDLE_TIMEOUT_MS,
     keepAliveMs: env.AI_STREAM_KEEPALIVE_MS,
-    storedKeys: noStoredKeys,
-    usage: noUsage,
-    budget: noBudget,
+    storedKeys: keys.lookup,
+    usage: deps.usage ?? createUsageRecorder({ prisma, logger }),
+    budget,
   };
 
-  // The key check runs before the body is parsed, so a refused caller cannot make us read 10 MB.
-  const aiGuards = [requireApiKey(deps), jsonBody(AI_BODY_LIMIT)];
+  // Key check and limits run before the body is parsed, so a refused caller
+  // cannot make us read 10 MB.
+  const aiGuards = [
+    requireApiKey(deps),
+    requireAiLimits({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE, budget }),
+    jsonBody(AI_BODY_LIMIT),
+  ];
+  const sessionOrKey = authenticate(deps, { allow: ['session', 'api_key'] });
+
   const router = Router();
-  router.use('/ai', createChatRouter(runtime, aiGuards));
+  router.use('/ai', createChatRouter(runtime, aiGuards), createMediaRouter(runtime, aiGuards));
+  router.use(
+    '/keys',
+    createProviderKeyRouter({ service: keys, auth: sessionOrKey, csrf: requireTrustedOrigin(deps) }),
+  );
+  router.use('/usage', createUsageRouter({ prisma, auth: sessionOrKey }));
   return { router, runtime };
 }

@@ -20,6 +20,7 @@ import { insertSession } from '../../src/auth/session-repo';
 import { hashSessionToken } from '../../src/auth/sessions';
 import { loadGatewayEnv } from '../../src/env';
 import { PrismaClient } from '../../src/generated/prisma/client';
+import { createUsageRecorder, type UsageRecorder } from '../../src/usage/recorder';
 import { upsertUserByEmail } from '../../src/users/repo';
 // Interim (shared with the identity tests) until @platform/testing exports these.
 import { createTestDatabase, createTestKv } from './interim-infra';
@@ -114,6 +115,7 @@ export type AiHarness = {
   kv: KeyValueStore;
   openai: OpenAIFake;
   elevenlabs: ElevenLabsFake;
+  usage: UsageRecorder;
   logs: ReturnType<typeof createMemoryDestination>;
   /** A new user with an API key and a session cookie. */
   createCaller(): Promise<TestCaller>;
@@ -143,6 +145,8 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
   const kv = createTestKv();
   const logs = createMemoryDestination();
   const logger = createLogger({ service: 'gateway', destination: logs, level: 'debug' });
+  // A long interval: tests flush explicitly, so rows appear exactly when a test expects them.
+  const usage = createUsageRecorder({ prisma, logger, flushIntervalMs: 60_000 });
   const lanesFile = writeTempJson('lanes.json', TEST_LANES);
   const baseUrls = baseUrlsFor(openai.baseURL, elevenlabs.url);
 
@@ -157,6 +161,7 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
         AI_LANES_CONFIG: lanesFile,
         AI_PROVIDER_BASE_URLS: baseUrls,
         AI_UPSTREAM_TIMEOUT_MS: '5000',
+        PROVIDER_KEYS_MASTER_KEYS: newMasterKey('k1'),
         ...SERVER_KEYS,
         ...envOverrides,
         ...env,
@@ -164,6 +169,7 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
       logger,
       prisma,
       kv,
+      usage,
     };
     depsList.push(deps);
     return deps;
@@ -180,6 +186,7 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
     kv,
     openai,
     elevenlabs,
+    usage,
     logs,
     resetFakes() {
       openai.reset();
@@ -223,6 +230,7 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }
+      await usage.close();
       for (const d of depsList) await closeApiKeyAuth(d);
       await prisma.$disconnect();
       await database.drop();

@@ -1,0 +1,49 @@
+import type { UsageRow } from '@platform/contract';
+import type { PrismaClient } from '../generated/prisma/client';
+
+type SummaryRow = {
+  project_id: string;
+  day: string;
+  requests: bigint | number;
+  prompt_tokens: bigint | number | null;
+  completion_tokens: bigint | number | null;
+  total_tokens: bigint | number | null;
+  errors: bigint | number;
+};
+
+/**
+ * Usage of one user per project and UTC day in [from, to] (inclusive days),
+ * ordered by day then project. Errors are requests answered with 4xx/5xx
+ * (499: the client went away).
+ */
+export async function summariseUsage(
+  prisma: PrismaClient,
+  query: { userId: string; from: string; to: string; projectId?: string | undefined },
+): Promise<UsageRow[]> {
+  const start = new Date(`${query.from}T00:00:00.000Z`);
+  const end = new Date(Date.parse(`${query.to}T00:00:00.000Z`) + 86_400_000);
+  const rows = await prisma.$queryRaw<SummaryRow[]>`
+    SELECT project_id,
+           to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+           count(*) AS requests,
+           sum(prompt_tokens) AS prompt_tokens,
+           sum(completion_tokens) AS completion_tokens,
+           sum(total_tokens) AS total_tokens,
+           count(*) FILTER (WHERE status >= 400) AS errors
+      FROM usage_records
+     WHERE user_id = ${query.userId}::uuid
+       AND created_at >= ${start}
+       AND created_at < ${end}
+       AND (${query.projectId ?? null}::text IS NULL OR project_id = ${query.projectId ?? null}::text)
+     GROUP BY 1, 2
+     ORDER BY 2, 1`;
+  return rows.map((r) => ({
+    project_id: r.project_id,
+    day: r.day,
+    requests: Number(r.requests),
+    prompt_tokens: Number(r.prompt_tokens ?? 0),
+    completion_tokens: Number(r.completion_tokens ?? 0),
+    total_tokens: Number(r.total_tokens ?? 0),
+    errors: Number(r.errors),
+  }));
+}

@@ -1,0 +1,26 @@
+import { ZUsageQuery } from '@platform/contract';
+import { type RequestHandler, Router } from 'express';
+import { parseRequest } from '../ai/parse-request';
+import { requireAuthOf } from '../auth/api-key-auth';
+import type { PrismaClient } from '../generated/prisma/client';
+import { summariseUsage } from './repo';
+
+/**
+ * `GET /api/v1/usage?from=YYYY-MM-DD&to=YYYY-MM-DD[&project_id=]`: the
+ * caller's usage per project and UTC day. Rows are written in batches, so the
+ * last second or so of requests may not be counted yet.
+ */
+export function createUsageRouter(opts: { prisma: PrismaClient; auth: RequestHandler }): Router {
+  const router = Router();
+  router.get('/', opts.auth, async (req, res) => {
+    const query = parseRequest(ZUsageQuery, req.query);
+    const usage = await summariseUsage(opts.prisma, {
+      userId: requireAuthOf(res).userId,
+      from: query.from,
+      to: query.to,
+      projectId: query.project_id,
+    });
+    res.json({ usage });
+  });
+  return router;
+}
