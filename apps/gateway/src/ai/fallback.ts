@@ -66,7 +66,8 @@ export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<Fall
     if (opts.clientSignal.aborted) throw new ClientGoneError();
     const credential = opts.resolveCredential(target);
     if (!credential) {
-      opts.logger.warn(
+      // Debug only: missing server keys are reported once at start (createAiApi).
+      opts.logger.debug(
         { provider: target.provider, model: target.model },
         'upstream skipped: no key configured',
       );

@@ -11,7 +11,7 @@ import { createTokenBudget, requireAiLimits } from '../rate-limit/limits';
 import { createUsageRecorder } from '../usage/recorder';
 import { createUsageRouter } from '../usage/routes';
 import { createChatRouter } from './chat-routes';
-import { loadLanesConfig } from './lanes';
+import { type LanesConfig, loadLanesConfig } from './lanes';
 import { createMediaRouter } from './media-routes';
 import { createAiMetrics } from './metrics';
 import { createProviderRegistry, parseBaseUrlOverrides, type ServerProviderKeys } from './providers';
@@ -35,6 +35,25 @@ export function serverKeysOf(env: GatewayDeps['env']): ServerProviderKeys {
   };
 }
 
+/** Targets whose provider has no server key only work for callers with a stored key; say so once. */
+function warnAboutMissingKeys(
+  config: LanesConfig,
+  keys: ServerProviderKeys,
+  logger: GatewayDeps['logger'],
+): void {
+  const targets = [
+    ...Object.values(config.lanes).flatMap((l) => l.targets),
+    ...Object.values(config.media).flat(),
+  ];
+  const missing = [...new Set(targets.map((t) => t.provider))].filter((p) => !keys[p]);
+  if (missing.length > 0) {
+    logger.warn(
+      { providers: missing },
+      'no server key for these providers: their targets are skipped unless the caller stored a key',
+    );
+  }
+}
+
 /**
  * Builds the AI part of the API, mounted at /api/v1: `/ai/*` (chat, stream,
  * media), `/keys` (bring your own key) and `/usage`. Reads and validates the
@@ -49,6 +68,7 @@ export function createAiApi(
   const config = loadLanesConfig(env.AI_LANES_CONFIG, env.AI_ALLOWED_LANES);
   const masterKeys = env.PROVIDER_KEYS_MASTER_KEYS ? parseMasterKeys(env.PROVIDER_KEYS_MASTER_KEYS) : null;
   if (!masterKeys) logger.warn('PROVIDER_KEYS_MASTER_KEYS unset: stored provider keys are disabled');
+  warnAboutMissingKeys(config, serverKeysOf(env), logger);
   const keys = createProviderKeyService({ prisma, kv, logger, masterKeys });
   const budget = createTokenBudget({ kv, dailyTokens: env.AI_DAILY_TOKEN_BUDGET, logger });
   const runtime: AiRuntime = {
