@@ -29,6 +29,7 @@ type PackageJson = {
   main: string;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 };
 
 function install(name: string, done: Set<string>): void {
@@ -42,7 +43,10 @@ function install(name: string, done: Set<string>): void {
     return;
   }
   const pkg = JSON.parse(fs.readFileSync(path.join(source, 'package.json'), 'utf8')) as PackageJson;
-  for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies })) install(dep, done);
+  // Optional peers (express for @platform/errors' middleware) are left out on purpose:
+  // a client consumer must not need them.
+  const peers = Object.keys(pkg.peerDependencies ?? {}).filter((d) => !pkg.peerDependenciesMeta?.[d]?.optional);
+  for (const dep of [...Object.keys(pkg.dependencies ?? {}), ...peers]) install(dep, done);
   fs.mkdirSync(target, { recursive: true });
   fs.copyFileSync(path.join(source, 'package.json'), path.join(target, 'package.json'));
   const outDir = path.join(target, path.dirname(pkg.main));

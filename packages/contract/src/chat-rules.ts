@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@platform/errors';
+import type { ErrorCode } from '@platform/errors/codes';
 import { exceedsCodePoints, MAX_PROJECT_ID_LENGTH } from './gateway-common';
 
 /** Limits of a chat completion request (spec "Limits" table plus our max_tokens ceiling). */

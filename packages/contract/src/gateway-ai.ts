@@ -1,4 +1,4 @@
-import { ERROR_CODES } from '@platform/errors';
+import { ERROR_CODES } from '@platform/errors/codes';
 import { z } from 'zod';
 import { CHAT_LIMITS, findChatRuleViolation } from './chat-rules';
 import { ZRequestId } from './common';

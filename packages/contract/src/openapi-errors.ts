@@ -1,5 +1,5 @@
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { ERROR_CODES, type ErrorCode } from '@platform/errors';
+import { ERROR_CODES, type ErrorCode } from '@platform/errors/codes';
 import { EXAMPLE_REQUEST_ID, ZErrorBody } from './common';
 
 const STATUS_DESCRIPTIONS: Readonly<Record<number, string>> = {

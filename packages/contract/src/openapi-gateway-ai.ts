@@ -1,5 +1,5 @@
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import type { ErrorCode } from '@platform/errors';
+import type { ErrorCode } from '@platform/errors/codes';
 import type { z } from 'zod';
 import { CHAT_RULE_CODES } from './chat-rules';
 import { ZChatCompletionRequest, ZChatCompletionResponse } from './gateway-ai';

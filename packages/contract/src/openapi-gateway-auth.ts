@@ -1,5 +1,5 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import type { ErrorCode } from '@platform/errors';
+import type { ErrorCode } from '@platform/errors/codes';
 import type { z } from 'zod';
 import {
   MAX_API_KEYS_PER_USER,

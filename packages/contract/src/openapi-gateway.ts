@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
-import type { ErrorCode } from '@platform/errors';
+import type { ErrorCode } from '@platform/errors/codes';
 import { ZStreamChunkEvent, ZStreamDoneEvent, ZStreamErrorEvent } from './gateway-ai';
 import { SESSION_COOKIE_NAME } from './gateway-auth';
 import {

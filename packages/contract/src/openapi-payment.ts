@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
-import type { ErrorCode } from '@platform/errors';
+import type { ErrorCode } from '@platform/errors/codes';
 import { z } from 'zod';
 import { buildErrorResponses } from './openapi-errors';
 import { type BuildOpenApiOptions, OPERATIONS_TAG, registerOperationalPaths } from './openapi-shared';
