@@ -45,7 +45,9 @@ function install(name: string, done: Set<string>): void {
   const pkg = JSON.parse(fs.readFileSync(path.join(source, 'package.json'), 'utf8')) as PackageJson;
   // Optional peers (express for @platform/errors' middleware) are left out on purpose:
   // a client consumer must not need them.
-  const peers = Object.keys(pkg.peerDependencies ?? {}).filter((d) => !pkg.peerDependenciesMeta?.[d]?.optional);
+  const peers = Object.keys(pkg.peerDependencies ?? {}).filter(
+    (d) => !pkg.peerDependenciesMeta?.[d]?.optional,
+  );
   for (const dep of [...Object.keys(pkg.dependencies ?? {}), ...peers]) install(dep, done);
   fs.mkdirSync(target, { recursive: true });
   fs.copyFileSync(path.join(source, 'package.json'), path.join(target, 'package.json'));
