@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { customerCreateKey } from '../src/customers/ensure-customer';
 import { API_KEY, type Harness, newUserId, seedCatalog, startHarness } from './support/harness';
 
 let h: Harness;
@@ -57,5 +58,30 @@ describe('one Stripe customer per user', () => {
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(stripeCustomersOf(userId)).toHaveLength(1);
     expect(await h.prisma.customer.count({ where: { userId } })).toBe(1);
+  });
+
+  it('a customer created earlier whose mapping was lost is found again, not duplicated', async () => {
+    const userId = newUserId('lost-row');
+    // An earlier first checkout created the customer in Stripe, then failed before writing the row.
+    const stripe = h.deps().stripe;
+    const earlier = await stripe.customers.create(
+      { email: 'old@example.com', metadata: { user_id: userId } },
+      { idempotencyKey: customerCreateKey(userId) },
+    );
+    const { oneTime } = seedCatalog(h.fake);
+    const res = await request(h.app).post('/api/v1/checkout/item').set('X-API-Key', API_KEY).send({
+      user_id: userId,
+      email: 'new@example.com',
+      price_id: oneTime.id,
+      success_url: 'https://app.example.com/done',
+      cancel_url: 'https://app.example.com/cancel',
+    });
+    expect(res.status).toBe(200);
+    expect(stripeCustomersOf(userId).map((c) => c.id)).toEqual([earlier.id]);
+    expect(h.fake.store.customers.get(earlier.id)?.email).toBe('new@example.com');
+    expect(await h.prisma.customer.findUnique({ where: { userId } })).toMatchObject({
+      stripeCustomerId: earlier.id,
+      email: 'new@example.com',
+    });
   });
 });

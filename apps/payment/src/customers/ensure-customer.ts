@@ -36,25 +36,29 @@ function metadataQuery(userId: string): string {
  * first request created, in our table (the racing request is about to insert it)
  * and then through Stripe's search.
  */
-async function findCreatedCustomer(deps: CustomerDeps, userId: string): Promise<string | undefined> {
+async function findCreatedCustomer(deps: CustomerDeps, userId: string): Promise<StripeSide | undefined> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const row = await findCustomerByUserId(deps.prisma, userId);
-    if (row) return row.stripeCustomerId;
+    if (row) return { id: row.stripeCustomerId, email: row.email };
     await sleep(100 * (attempt + 1));
   }
   const found = await callStripe(() =>
     deps.stripe.customers.search({ query: metadataQuery(userId), limit: 1 }),
   );
-  return found.data[0]?.id;
+  const customer = found.data[0];
+  return customer ? { id: customer.id, email: customer.email } : undefined;
 }
 
-async function createStripeCustomer(deps: CustomerDeps, userId: string, email: string): Promise<string> {
+/** The customer as Stripe has it: its e-mail may differ from the request's when it was found, not created. */
+type StripeSide = { id: string; email: string | null };
+
+async function createStripeCustomer(deps: CustomerDeps, userId: string, email: string): Promise<StripeSide> {
   try {
     const customer = await deps.stripe.customers.create(
       { email, metadata: { user_id: userId } },
       { idempotencyKey: customerCreateKey(userId) },
     );
-    return customer.id;
+    return { id: customer.id, email: customer.email };
   } catch (err) {
     if (!isStripeError(err) || err.type !== 'StripeIdempotencyError') throw mapStripeError(err);
     const existing = await findCreatedCustomer(deps, userId);
@@ -85,18 +89,19 @@ export async function ensureCustomer(
     return existing.stripeCustomerId;
   }
   const created = await createStripeCustomer(deps, input.userId, input.email);
+  // The row records Stripe's e-mail, so syncEmail below corrects a found customer's old address.
   await insertCustomerIfAbsent(deps.prisma, {
     userId: input.userId,
-    stripeCustomerId: created,
-    email: input.email,
+    stripeCustomerId: created.id,
+    email: created.email ?? '',
   });
   const winner = await findCustomerByUserId(deps.prisma, input.userId);
   if (!winner) throw new Error('customer row missing right after insert');
-  if (winner.stripeCustomerId !== created) {
+  if (winner.stripeCustomerId !== created.id) {
     // Not expected (every creation for a user uses the same idempotency key); logged so
     // the extra customer can be found and deleted in the Stripe dashboard.
     deps.logger.warn(
-      { stripeCustomerId: created, kept: winner.stripeCustomerId },
+      { stripeCustomerId: created.id, kept: winner.stripeCustomerId },
       'a second Stripe customer was created for a user; the mapped one is kept',
     );
   }
