@@ -1,0 +1,67 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import type { DbLogger, DbSession, PostgresDatabase, Row, SqlRunner } from './database';
+
+function createRunner(client: pg.Pool | pg.PoolClient): SqlRunner {
+  return {
+    async query<T extends Row = Row>(sql: string, params?: unknown[]) {
+      const result = await client.query<T>(sql, params);
+      return result.rows;
+    },
+    async exec(sql: string) {
+      // Without parameters pg uses the simple query protocol, which accepts several statements.
+      await client.query(sql);
+    },
+  };
+}
+
+async function runTransaction<T>(client: pg.PoolClient, fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    const result = await fn(createRunner(client));
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Postgres through one pg Pool, shared by Prisma (PrismaPg accepts a pool) and raw SQL. */
+export async function openPostgres(url: string, logger?: DbLogger): Promise<PostgresDatabase> {
+  const pool = new pg.Pool({ connectionString: url });
+  // An idle client that loses its server emits 'error' on the pool; unhandled it would crash the process.
+  pool.on('error', (err) =>
+    logger?.warn({ err: { message: err.message } }, 'idle postgres connection failed'),
+  );
+  const adapter = new PrismaPg(pool, { disposeExternalPool: false });
+  let closed = false;
+
+  async function withSession<T>(fn: (session: DbSession) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let failure: Error | undefined;
+    try {
+      return await fn({ ...createRunner(client), transaction: (txFn) => runTransaction(client, txFn) });
+    } catch (err) {
+      failure = err instanceof Error ? err : new Error(String(err));
+      throw err;
+    } finally {
+      // After a failure the connection may still hold session state (locks, an open
+      // transaction): destroy it instead of handing it to the next caller.
+      client.release(failure);
+    }
+  }
+
+  return {
+    kind: 'postgres',
+    adapter,
+    ...createRunner(pool),
+    withSession,
+    transaction: (fn) => withSession((session) => session.transaction(fn)),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}

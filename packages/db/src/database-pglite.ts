@@ -1,0 +1,83 @@
+import fs from 'node:fs/promises';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { DbSession, OpenDatabaseOptions, PgliteDatabase, Row, SqlRunner } from './database';
+
+function createRunner(client: PGlite | Transaction): SqlRunner {
+  return {
+    async query<T extends Row = Row>(sql: string, params?: unknown[]) {
+      const result = await client.query<T>(sql, params);
+      return result.rows;
+    },
+    async exec(sql: string) {
+      await client.exec(sql);
+    },
+  };
+}
+
+/** Serialises async sections; PGlite has one connection, so a "session" must be exclusive. */
+function createMutex() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+let pristine: Promise<Blob> | undefined;
+
+/**
+ * A snapshot of a new, empty cluster, made once per process: opening an
+ * in-memory database from it skips initdb, which is most of PGlite's start time.
+ */
+export function loadPristineSnapshot(): Promise<Blob> {
+  pristine ??= (async () => {
+    const pglite = new PGlite();
+    try {
+      await pglite.waitReady;
+      return await pglite.dumpDataDir('none');
+    } finally {
+      await pglite.close();
+    }
+  })().catch((err: unknown) => {
+    pristine = undefined;
+    throw err;
+  });
+  return pristine;
+}
+
+/**
+ * Embedded Postgres (PGlite) persisted in dataDir, or in memory without one.
+ * Prisma's adapter and raw SQL share the one PGlite instance; PGlite queues every
+ * query behind an open transaction, so both can be used concurrently.
+ */
+export async function openPglite(options: OpenDatabaseOptions): Promise<PgliteDatabase> {
+  const { dataDir, logger } = options;
+  if (dataDir) await fs.mkdir(dataDir, { recursive: true });
+  const pglite = dataDir
+    ? new PGlite(dataDir)
+    : new PGlite(options.snapshot ? { loadDataDir: options.snapshot } : undefined);
+  await pglite.waitReady;
+  logger?.info({ dataDir: dataDir ?? 'memory' }, 'embedded PGlite database opened (single process only)');
+  const adapter = new PrismaPGlite(pglite);
+  const exclusive = createMutex();
+  const transaction = <T>(fn: (tx: SqlRunner) => Promise<T>) =>
+    pglite.transaction((tx) => fn(createRunner(tx)));
+  const session: DbSession = { ...createRunner(pglite), transaction };
+  let closed = false;
+
+  return {
+    kind: 'pglite',
+    adapter,
+    ...createRunner(pglite),
+    withSession: (fn) => exclusive(() => fn(session)),
+    transaction,
+    snapshot: () => pglite.dumpDataDir('none'),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pglite.close();
+    },
+  };
+}

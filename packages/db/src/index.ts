@@ -1,0 +1,30 @@
+export {
+  type Database,
+  type DbLogger,
+  type DbSession,
+  type OpenDatabaseOptions,
+  openDatabase,
+  type PgliteDatabase,
+  type PostgresDatabase,
+  type Row,
+  type SqlRunner,
+} from './database';
+export { loadPristineSnapshot } from './database-pglite';
+export type { KeyValueStore } from './kv-types';
+export {
+  type ApplyMigrationsOptions,
+  applyMigrations,
+  MigrationError,
+  type MigrationRecord,
+  PRISMA_ADVISORY_LOCK_KEY,
+  PRISMA_MIGRATIONS_TABLE_DDL,
+} from './migrate';
+export { type MigrationFile, readMigrationFiles, sha256Hex } from './migration-files';
+export { diffDatabaseToSchema, diffEmptyToSchema, EMPTY_MIGRATION_MARKER } from './schema-diff';
+export { patchPgCharType, type SchemaEngineTarget } from './schema-engine';
+export {
+  createMigration,
+  diagnoseMigrations,
+  type PrismaPaths,
+  resolvePrismaPaths,
+} from './schema-migrations';
