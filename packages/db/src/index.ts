@@ -10,6 +10,9 @@ export {
   type SqlRunner,
 } from './database';
 export { loadPristineSnapshot } from './database-pglite';
+export { createKeyValueStore, type KeyValueStoreOptions } from './kv';
+export { createMemoryStore, type MemoryStoreOptions } from './kv-memory';
+export { createRedisStore, type RedisKeyValueStore, type RedisStoreOptions } from './kv-redis';
 export type { KeyValueStore } from './kv-types';
 export {
   type ApplyMigrationsOptions,
@@ -20,6 +23,7 @@ export {
   PRISMA_MIGRATIONS_TABLE_DDL,
 } from './migrate';
 export { type MigrationFile, readMigrationFiles, sha256Hex } from './migration-files';
+export { createRateLimitStore, type RedisClientHolder } from './rate-limit-store';
 export { diffDatabaseToSchema, diffEmptyToSchema, EMPTY_MIGRATION_MARKER } from './schema-diff';
 export { patchPgCharType, type SchemaEngineTarget } from './schema-engine';
 export {

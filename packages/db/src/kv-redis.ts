@@ -1,0 +1,139 @@
+import { Redis } from 'ioredis';
+import type { DbLogger } from './database';
+import { checkIncrement, checkTtl } from './kv-checks';
+import type { KeyValueStore } from './kv-types';
+
+/** A KeyValueStore on Redis; `redis` is the raw client (e.g. for rate-limit-redis). */
+export type RedisKeyValueStore = KeyValueStore & {
+  readonly kind: 'redis';
+  readonly redis: Redis;
+  /** Prepended to every key and channel of this store. */
+  readonly keyPrefix: string;
+};
+
+export type RedisStoreOptions = {
+  /** redis:// or rediss:// URL. */
+  url: string;
+  keyPrefix?: string;
+  logger?: DbLogger;
+  /** Bound on ping(), so a health probe answers even when Redis hangs; default 2 s. */
+  pingTimeoutMs?: number;
+};
+
+// INCRBY, then start the window only if the key has no expiry yet (first hit, or a
+// key written without TTL), all in one atomic step. PEXPIRE NX would need Redis 7.
+const INCR_WINDOW_LUA = `
+local total = redis.call('INCRBY', KEYS[1], ARGV[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  ttl = tonumber(ARGV[2])
+end
+return {total, ttl}
+`;
+
+type WithIncrWindow = Redis & {
+  incrWindow(key: string, by: number, windowMs: number): Promise<[number, number]>;
+};
+
+function describe(err: unknown): { message: string } {
+  return { message: err instanceof Error ? err.message : String(err) };
+}
+
+/** KeyValueStore on Redis (ioredis). Pub/sub opens a second connection on first subscribe. */
+export function createRedisStore(options: RedisStoreOptions): RedisKeyValueStore {
+  const prefix = options.keyPrefix ?? '';
+  // A few retries, then a command fails instead of queueing for ever while Redis is down.
+  const redis = new Redis(options.url, { maxRetriesPerRequest: 2 }) as WithIncrWindow;
+  redis.defineCommand('incrWindow', { numberOfKeys: 1, lua: INCR_WINDOW_LUA });
+  redis.on('error', (err) => options.logger?.warn({ err: describe(err) }, 'redis connection error'));
+  const k = (key: string) => prefix + key;
+
+  let subscriber: Redis | undefined;
+  const handlers = new Map<string, Set<(message: string) => void>>();
+  function getSubscriber(): Redis {
+    if (!subscriber) {
+      subscriber = redis.duplicate();
+      subscriber.on('error', (err) => options.logger?.warn({ err: describe(err) }, 'redis subscriber error'));
+      subscriber.on('message', (channel: string, message: string) => {
+        for (const handler of handlers.get(channel) ?? []) {
+          try {
+            handler(message);
+          } catch (err) {
+            options.logger?.warn({ err: describe(err), channel }, 'subscriber handler threw');
+          }
+        }
+      });
+    }
+    return subscriber;
+  }
+
+  return {
+    kind: 'redis',
+    redis,
+    keyPrefix: prefix,
+    get: (key) => redis.get(k(key)),
+    async set(key, value, ttlMs) {
+      if (ttlMs === undefined) await redis.set(k(key), value);
+      else await redis.set(k(key), value, 'PX', checkTtl(ttlMs));
+    },
+    async setIfAbsent(key, value, ttlMs) {
+      return (await redis.set(k(key), value, 'PX', checkTtl(ttlMs), 'NX')) === 'OK';
+    },
+    getDel: (key) => redis.getdel(k(key)),
+    async del(key) {
+      await redis.del(k(key));
+    },
+    async incrWindow(key, by, windowMs) {
+      const [total, resetMs] = await redis.incrWindow(
+        k(key),
+        checkIncrement(by),
+        checkTtl(windowMs, 'windowMs'),
+      );
+      return { total: Number(total), resetMs: Number(resetMs) };
+    },
+    async publish(channel, message) {
+      await redis.publish(k(channel), message);
+    },
+    async subscribe(channel, onMessage) {
+      const name = k(channel);
+      const handler = (message: string) => onMessage(message);
+      let set = handlers.get(name);
+      if (!set) {
+        set = new Set();
+        handlers.set(name, set);
+      }
+      set.add(handler);
+      await getSubscriber().subscribe(name);
+      const current = set;
+      return async () => {
+        current.delete(handler);
+        if (current.size === 0 && handlers.get(name) === current) {
+          handlers.delete(name);
+          await subscriber?.unsubscribe(name);
+        }
+      };
+    },
+    async ping() {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), options.pingTimeoutMs ?? 2000);
+        timer.unref();
+      });
+      const pong = redis.ping().then(
+        (reply) => reply === 'PONG',
+        () => false,
+      );
+      return Promise.race([pong, timeout]).finally(() => clearTimeout(timer));
+    },
+    async close() {
+      handlers.clear();
+      await Promise.all(
+        [redis, subscriber].map(async (client) => {
+          if (!client || client.status === 'end') return;
+          await client.quit().catch(() => client.disconnect());
+        }),
+      );
+    },
+  };
+}

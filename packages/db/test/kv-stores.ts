@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { createMemoryStore, createRedisStore, type KeyValueStore, type RedisKeyValueStore } from '../src';
+
+export const redisUrl = process.env.TEST_REDIS_URL;
+
+/** Deletes every key under the store's prefix, then closes it. */
+export async function dropRedisStore(store: RedisKeyValueStore): Promise<void> {
+  await store.close();
+  // A connection of its own: the test may have closed the store already.
+  const admin = store.redis.duplicate();
+  let cursor = '0';
+  do {
+    const [next, keys] = await admin.scan(cursor, 'MATCH', `${store.keyPrefix}*`, 'COUNT', 500);
+    if (keys.length > 0) await admin.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await admin.quit();
+}
+
+export type StoreFactory = {
+  name: 'memory' | 'redis';
+  create(): KeyValueStore;
+  drop(store: KeyValueStore): Promise<void>;
+};
+
+export const storeFactories: StoreFactory[] = [
+  { name: 'memory', create: () => createMemoryStore(), drop: (store) => store.close() },
+  ...(redisUrl
+    ? [
+        {
+          name: 'redis' as const,
+          create: () =>
+            createRedisStore({ url: redisUrl, keyPrefix: `test:${randomBytes(6).toString('hex')}:` }),
+          drop: (store: KeyValueStore) => dropRedisStore(store as RedisKeyValueStore),
+        },
+      ]
+    : []),
+];
