@@ -75,6 +75,11 @@ export type OpenDatabaseOptions = {
 };
 
 /** Opens Postgres when `url` is given, else PGlite (persisted in dataDir, or in memory). */
+export async function openDatabase(options: OpenDatabaseOptions & { url: string }): Promise<PostgresDatabase>;
+export async function openDatabase(
+  options: OpenDatabaseOptions & { url?: undefined },
+): Promise<PgliteDatabase>;
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database>;
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.url) return openPostgres(options.url, options.logger);
   return openPglite(options);

@@ -1,0 +1,61 @@
+import path from 'node:path';
+import pg from 'pg';
+import { createTestDatabase, type TestDatabase } from '../src/db';
+
+const migrationsDir = path.resolve(__dirname, '../../../apps/payment/prisma/migrations');
+const serverUrl = process.env.TEST_DATABASE_URL;
+const kinds: { kind: string; serverUrl: string | null }[] = [
+  { kind: 'pglite', serverUrl: null },
+  ...(serverUrl ? [{ kind: 'postgres', serverUrl }] : []),
+];
+
+async function tableNames(test: TestDatabase): Promise<string[]> {
+  const rows = await test.db.query<{ name: string }>(
+    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
+  );
+  return rows.map((r) => r.name);
+}
+
+describe.each(kinds)('createTestDatabase on $kind', ({ kind, serverUrl }) => {
+  it('gives each caller its own migrated database', async () => {
+    const [a, b] = await Promise.all([
+      createTestDatabase({ migrationsDir, serverUrl }),
+      createTestDatabase({ migrationsDir, serverUrl }),
+    ]);
+    try {
+      expect(a.kind).toBe(kind);
+      expect(await tableNames(a)).toContain('customers');
+      const [migration] = await a.db.query('SELECT migration_name FROM "_prisma_migrations"');
+      expect(migration).toEqual({ migration_name: '20261122000018_init' });
+      await a.db.exec(
+        `INSERT INTO webhook_events (id, type, stripe_created_at) VALUES ('evt_1', 't', now())`,
+      );
+      expect(await b.db.query('SELECT id FROM webhook_events')).toEqual([]);
+    } finally {
+      await Promise.all([a.drop(), b.drop()]);
+    }
+  });
+});
+
+(serverUrl ? it : it.skip)(
+  'a Postgres test database is reachable by its url and gone after drop',
+  async () => {
+    const test = await createTestDatabase({ migrationsDir, serverUrl });
+    const name = new URL(test.url!).pathname.slice(1);
+    expect(name).toMatch(/^t_[0-9a-f]{16}$/);
+    const client = new pg.Client({ connectionString: test.url });
+    // Left open on purpose: drop() must succeed anyway, and terminates it.
+    client.on('error', () => undefined);
+    await client.connect();
+    expect((await client.query('SELECT count(*)::int AS n FROM customers')).rows).toEqual([{ n: 0 }]);
+    await test.drop();
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    try {
+      expect((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rows).toEqual([]);
+    } finally {
+      await admin.end();
+      await client.end().catch(() => undefined);
+    }
+  },
+);
