@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { createLogger, createMemoryDestination } from '@platform/logging';
+import { createTestKv } from '@platform/testing';
 import { createApp } from '../src/app';
 import { loadGatewayEnv } from '../src/env';
 import type { PrismaClient } from '../src/generated/prisma/client';
 import { SECRET, TEST_LANES, writeTempJson } from './support/ai-harness';
-import { createTestKv } from './support/interim-infra';
 
 /** TEST_LANES with the free lane's second target replaced. */
 function lanesWithFreeTarget(provider: string, model: string) {

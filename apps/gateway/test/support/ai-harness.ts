@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KeyValueStore } from '@platform/db';
 import { createLogger, createMemoryDestination } from '@platform/logging';
+// Interim (shared with the identity tests) until @platform/testing exports these.
 import {
+  createTestDatabase,
+  createTestKv,
   type ElevenLabsFake,
   type OpenAIFake,
   type RecordedRequest,
@@ -22,8 +25,6 @@ import { loadGatewayEnv } from '../../src/env';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import { createUsageRecorder, type UsageRecorder } from '../../src/usage/recorder';
 import { upsertUserByEmail } from '../../src/users/repo';
-// Interim (shared with the identity tests) until @platform/testing exports these.
-import { createTestDatabase, createTestKv } from './interim-infra';
 
 const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
 

@@ -2,7 +2,13 @@ import path from 'node:path';
 import type { CreateApiKeyResponse } from '@platform/contract';
 import type { KeyValueStore } from '@platform/db';
 import { createLogger, createMemoryDestination } from '@platform/logging';
-import { type CapturedMessage, type SmtpCapture, startSmtpCapture } from '@platform/testing';
+import {
+  type CapturedMessage,
+  createTestDatabase,
+  createTestKv,
+  type SmtpCapture,
+  startSmtpCapture,
+} from '@platform/testing';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApp, type GatewayDeps } from '../../src/app';
@@ -10,7 +16,6 @@ import { closeApiKeyAuth } from '../../src/auth/api-key-auth';
 import { loadGatewayEnv } from '../../src/env';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import { createSmtpMailer } from '../../src/mail';
-import { createTestDatabase, createTestKv } from './interim-infra';
 
 const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
 
