@@ -1,3 +1,4 @@
+import { createTestKv } from '@platform/testing';
 import request from 'supertest';
 import { API_KEY, type Harness, ROTATED_API_KEY, startHarness } from './support/harness';
 
@@ -32,5 +33,26 @@ describe('rate limit per API key', () => {
       ).toBe(401);
     }
     expect((await request(app).get('/api/v1/subscriptions/u/p').set('X-API-Key', API_KEY)).status).toBe(200);
+  });
+});
+
+// Shared counters need a shared store: only meaningful against a real Redis (CI sets TEST_REDIS_URL).
+const withRedis = process.env.TEST_REDIS_URL ? it : it.skip;
+
+describe('rate limit across instances', () => {
+  withRedis('two instances on one Redis share a key’s budget', async () => {
+    const kv = createTestKv();
+    try {
+      const a = h.buildApp({ PAYMENT_RATE_LIMIT_PER_MINUTE: '2' }, { kv });
+      const b = h.buildApp({ PAYMENT_RATE_LIMIT_PER_MINUTE: '2' }, { kv });
+      const get = (app: typeof a) =>
+        request(app).get('/api/v1/subscriptions/nobody/prod_x').set('X-API-Key', API_KEY);
+      expect((await get(a)).status).toBe(200);
+      expect((await get(b)).status).toBe(200);
+      expect((await get(a)).status).toBe(429);
+      expect((await get(b)).status).toBe(429);
+    } finally {
+      await kv.close();
+    }
   });
 });

@@ -1,14 +1,19 @@
 import path from 'node:path';
 import type { KeyValueStore } from '@platform/db';
 import { createLogger, createMemoryDestination } from '@platform/logging';
-import { type StripeFake, startStripeFake } from '@platform/testing';
+import {
+  createTestDatabase,
+  createTestKv,
+  type StripeFake,
+  startStripeFake,
+  type TestDatabase,
+} from '@platform/testing';
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
 import type { PaymentDeps } from '../../src/deps';
 import { loadPaymentEnv, type PaymentEnv } from '../../src/env';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import { createStripeClient } from '../../src/stripe-client';
-import { createTestDatabase, createTestKv, type TestDatabase } from './interim-db';
 
 export const API_KEY = 'test-payment-key-primary-0123';
 export const ROTATED_API_KEY = 'test-payment-key-rotated-4567';
