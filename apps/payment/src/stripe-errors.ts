@@ -21,7 +21,7 @@ export function isResourceMissing(err: unknown): boolean {
  * Maps a Stripe SDK error to the error our client sees:
  * - invalid request -> 400 with Stripe's message (it names the bad parameter)
  * - idempotency error (key reused with other parameters) -> 409
- * - card error -> 402
+ * - card error -> 502 (hosted checkout handles cards; one here is an upstream problem)
  * - rate limit -> 503 with Retry-After, since retrying later helps
  * - connection, API, authentication and permission errors -> 502: our upstream
  *   or our configuration failed, and the client can do nothing about it, so the

@@ -30,7 +30,7 @@ describe('Stripe failures', () => {
     expect(res.body).toEqual({ error: 'No such coupon: promo_x', request_id: expect.any(String) });
   });
 
-  it('a card error is 402 with Stripe’s message', async () => {
+  it('a card error is 502 with Stripe’s message', async () => {
     h.fake.fault({
       path: SESSIONS,
       type: 'card_error',
@@ -38,7 +38,7 @@ describe('Stripe failures', () => {
       code: 'card_declined',
     });
     const res = await checkout();
-    expect(res.status).toBe(402);
+    expect(res.status).toBe(502);
     expect(res.body.error).toBe('Your card was declined.');
   });
 

@@ -5,7 +5,6 @@ import { EXAMPLE_REQUEST_ID, ZErrorBody } from './common';
 const STATUS_DESCRIPTIONS: Readonly<Record<number, string>> = {
   400: 'A field breaks a rule, or the request cannot be served as asked.',
   401: 'Missing or invalid credentials.',
-  402: 'The payment provider declined.',
   403: 'Not allowed (for browsers: wrong Origin).',
   404: 'Not found.',
   409: 'Conflict with an earlier request.',

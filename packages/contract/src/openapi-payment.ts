@@ -41,6 +41,7 @@ const WRITE_ERRORS: readonly ErrorCode[] = [
   'redirect_host_not_allowed',
   'stripe_invalid_request',
   'stripe_unavailable',
+  'stripe_card_error',
   'stripe_rate_limited',
 ];
 const CHECKOUT_ERRORS: readonly ErrorCode[] = [...WRITE_ERRORS, 'price_not_found'];
@@ -114,7 +115,13 @@ function registerApiPaths(registry: OpenAPIRegistry): void {
         description: 'Current status.',
         content: { 'application/json': { schema: ZSubscriptionStatusResponse } },
       },
-      ...buildErrorResponses([...COMMON_ERRORS, 'validation_failed', 'not_found', 'stripe_unavailable']),
+      ...buildErrorResponses([
+        ...COMMON_ERRORS,
+        'validation_failed',
+        'not_found',
+        'stripe_unavailable',
+        'stripe_rate_limited',
+      ]),
     },
   });
   registry.registerPath({

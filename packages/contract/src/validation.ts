@@ -14,7 +14,12 @@ const SHAPE_ISSUES = new Set<string>(['invalid_type', 'invalid_union', 'invalid_
  * that is not what the client meant to send.
  */
 export function classifyZodError(error: z.ZodError): ValidationErrorCode {
-  return error.issues.some((issue) => SHAPE_ISSUES.has(issue.code))
-    ? 'deserialization_error'
-    : 'validation_failed';
+  return error.issues.some(isShapeIssue) ? 'deserialization_error' : 'validation_failed';
+}
+
+function isShapeIssue(issue: z.core.$ZodIssue): boolean {
+  if (!SHAPE_ISSUES.has(issue.code)) return false;
+  // zod 4 reports a fractional number for an integer field as invalid_type with a
+  // `format`: the JSON type is right, the value breaks a rule (400, not 422).
+  return !(issue.code === 'invalid_type' && 'format' in issue && issue.expected === 'int');
 }

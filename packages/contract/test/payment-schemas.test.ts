@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import {
+  classifyZodError,
   EXAMPLE_REQUEST_ID,
   isHttpUrl,
   SUBSCRIPTION_NONE,
@@ -171,5 +173,15 @@ describe('responses', () => {
       request_id: EXAMPLE_REQUEST_ID,
     });
     expect(ZErrorBody.safeParse({ error: 'x', request_id: 'not-a-uuid' }).success).toBe(false);
+  });
+});
+
+describe('classifyZodError', () => {
+  const schema = z.object({ quantity: z.number().int() });
+  it('calls a fractional integer field a rule violation (400), a string a type error (422)', () => {
+    const fractional = schema.safeParse({ quantity: 1.5 });
+    const text = schema.safeParse({ quantity: '1' });
+    expect(fractional.success || classifyZodError(fractional.error)).toBe('validation_failed');
+    expect(text.success || classifyZodError(text.error)).toBe('deserialization_error');
   });
 });

@@ -57,7 +57,8 @@ export const ERROR_CODES = {
   redirect_host_not_allowed: { status: 400, error: 'redirect host not allowed' },
   customer_not_found: { status: 404, error: 'customer not found' },
   stripe_invalid_request: { status: 400, error: 'stripe invalid request' },
-  stripe_card_error: { status: 402, error: 'stripe card error' },
+  /** Stripe card error: the issue maps card errors to 502/503, never 4xx, since the caller cannot fix them here. */
+  stripe_card_error: { status: 502, error: 'stripe card error' },
   stripe_rate_limited: { status: 503, error: 'stripe rate limited' },
   stripe_unavailable: { status: 502, error: 'stripe unavailable' },
   webhook_signature_invalid: { status: 400, error: 'invalid webhook signature' },
