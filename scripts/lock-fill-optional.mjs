@@ -13,15 +13,42 @@ const file = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(fs.readFileSync(file, 'utf8'));
 const packages = lock.packages;
 
-const OS = { android: 'android', darwin: 'darwin', freebsd: 'freebsd', linux: 'linux', win32: 'win32', windows: 'win32', openharmony: 'openharmony', sunos: 'sunos', aix: 'aix', netbsd: 'netbsd', openbsd: 'openbsd' };
-const CPU = { x64: 'x64', '64': 'x64', arm64: 'arm64', arm: 'arm', ia32: 'ia32', ppc64: 'ppc64', s390x: 's390x', riscv64: 'riscv64', loong64: 'loong64', wasm32: 'wasm32' };
+const OS = {
+  android: 'android',
+  darwin: 'darwin',
+  freebsd: 'freebsd',
+  linux: 'linux',
+  win32: 'win32',
+  windows: 'win32',
+  openharmony: 'openharmony',
+  sunos: 'sunos',
+  aix: 'aix',
+  netbsd: 'netbsd',
+  openbsd: 'openbsd',
+};
+const CPU = {
+  x64: 'x64',
+  64: 'x64',
+  arm64: 'arm64',
+  arm: 'arm',
+  ia32: 'ia32',
+  ppc64: 'ppc64',
+  s390x: 's390x',
+  riscv64: 'riscv64',
+  loong64: 'loong64',
+  wasm32: 'wasm32',
+};
 
 function platformOf(name) {
   const parts = name.split('/').pop().split('-');
   const os = parts.map((p) => OS[p]).find(Boolean);
   let cpu = parts.map((p) => CPU[p]).find(Boolean);
   if (!cpu && parts.some((p) => p.startsWith('gnueabihf') || p.startsWith('musleabihf'))) cpu = 'arm';
-  const libc = parts.some((p) => p.startsWith('musl')) ? 'musl' : parts.some((p) => p.startsWith('gnu')) ? 'glibc' : undefined;
+  const libc = parts.some((p) => p.startsWith('musl'))
+    ? 'musl'
+    : parts.some((p) => p.startsWith('gnu'))
+      ? 'glibc'
+      : undefined;
   return { os, cpu, libc };
 }
 
@@ -47,6 +74,8 @@ for (const [path, entry] of Object.entries(packages)) {
     added += 1;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)));
+lock.packages = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)),
+);
 fs.writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`package-lock.json: added ${added} platform-specific optional entries`);
