@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createLogger } from '@platform/logging';
+import {
+  createTestDatabase,
+  createTestKv,
+  type OpenAIFake,
+  startElevenLabsFake,
+  startOpenAIFake,
+  type TestDatabase,
+} from '@platform/testing';
+import { createApiKey } from '../../../apps/gateway/src/api-keys/service';
+import { createApp, type GatewayDeps } from '../../../apps/gateway/src/app';
+import { closeApiKeyAuth } from '../../../apps/gateway/src/auth/api-key-auth';
+import { loadGatewayEnv } from '../../../apps/gateway/src/env';
+import { PrismaClient } from '../../../apps/gateway/src/generated/prisma/client';
+import { createUsageRecorder } from '../../../apps/gateway/src/usage/recorder';
+import { upsertUserByEmail } from '../../../apps/gateway/src/users/repo';
+import { listenOnLoopback, trimRequestLog } from './listen';
+import { createLogSink, type LogSink } from './log-sink';
+
+const MIGRATIONS_DIR = path.join(__dirname, '..', '..', '..', 'apps', 'gateway', 'prisma', 'migrations');
+
+/** The chunks the OpenAI fake streams (and joins for plain chat): "a few chunks". */
+export const STREAM_CHUNKS = ['Hello', ' from', ' the', ' bench', 'mark.'];
+
+/** The lanes of apps/gateway/test/support/ai-harness.ts: one model per target. */
+const LANES = {
+  lanes: {
+    free: {
+      default_model: 'free-a',
+      targets: [
+        { provider: 'groq', model: 'free-a' },
+        { provider: 'cerebras', model: 'free-b' },
+        { provider: 'google', model: 'free-c' },
+      ],
+    },
+    standard: {
+      default_model: 'std-1',
+      targets: [
+        { provider: 'openai', model: 'std-1' },
+        { provider: 'openrouter', model: 'std-2' },
+      ],
+    },
+    premium: { default_model: 'prem-1', targets: [{ provider: 'openai', model: 'prem-1' }] },
+  },
+  media: {
+    image: [{ provider: 'openai', model: 'dall-e-3' }],
+    tts: [{ provider: 'openai', model: 'tts-1' }],
+    music: [{ provider: 'elevenlabs', model: 'music_v1' }],
+    soundfx: [{ provider: 'elevenlabs', model: 'sfx_v2' }],
+  },
+};
+
+/** Server-held provider keys, as in the harness. */
+const SERVER_KEYS = {
+  OPENROUTER_API_KEY: 'sk-bench-openrouter-0001',
+  GROQ_API_KEY: 'sk-bench-groq-0002',
+  CEREBRAS_API_KEY: 'sk-bench-cerebras-0003',
+  GOOGLE_API_KEY: 'sk-bench-google-0004',
+  OPENAI_API_KEY: 'sk-bench-openai-0005',
+  ELEVENLABS_API_KEY: 'xi-bench-elevenlabs-0006',
+};
+
+/** The gateway on loopback with its fakes and one API key. */
+export type GatewayTarget = {
+  url: string;
+  apiKey: string;
+  openai: OpenAIFake;
+  /** Requests the OpenAI fake has received so far (its log is trimmed). */
+  upstreamCalls(): number;
+  database: TestDatabase;
+  kvKind: 'redis' | 'memory';
+  logs: LogSink;
+  close(): Promise<void>;
+};
+
+/**
+ * Builds the gateway the way apps/gateway/test/support/ai-harness.ts does
+ * (same env, fakes, createTestDatabase/createTestKv, createApp), except: the
+ * log goes to a counting sink at `info` as in production, the usage recorder
+ * flushes on its production interval, and the rate limit and token budget are
+ * set out of reach.
+ */
+export async function startGatewayTarget(): Promise<GatewayTarget> {
+  const openai = await startOpenAIFake({ behaviour: { chunks: STREAM_CHUNKS } });
+  const elevenlabs = await startElevenLabsFake();
+  const upstream = trimRequestLog(openai.requests);
+  const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
+  const prisma = new PrismaClient({ adapter: database.adapter });
+  const kv = createTestKv();
+  const logs = createLogSink();
+  const logger = createLogger({ service: 'gateway', destination: logs, level: 'info' });
+  const usage = createUsageRecorder({ prisma, logger });
+  const lanesFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-gw-')), 'lanes.json');
+  writeFileSync(lanesFile, JSON.stringify(LANES));
+  const providers = ['openrouter', 'groq', 'cerebras', 'google', 'openai'];
+  const baseUrls = [...providers.map((p) => `${p}=${openai.baseURL}`), `elevenlabs=${elevenlabs.url}`];
+
+  const deps: GatewayDeps = {
+    env: loadGatewayEnv({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      GATEWAY_PUBLIC_URL: 'http://gateway.test',
+      GATEWAY_SECRET: `bench-secret-${randomBytes(16).toString('hex')}`,
+      AI_LANES_CONFIG: lanesFile,
+      AI_PROVIDER_BASE_URLS: baseUrls.join(','),
+      AI_UPSTREAM_TIMEOUT_MS: '5000',
+      PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      // Out of reach: the benchmark measures the checks, never a 429.
+      AI_RATE_LIMIT_PER_MINUTE: '1000000000',
+      AI_DAILY_TOKEN_BUDGET: '1000000000000000',
+      ...SERVER_KEYS,
+    }),
+    logger,
+    prisma,
+    kv,
+    usage,
+  };
+  const app = createApp(deps);
+  const user = await upsertUserByEmail(prisma, `bench-${process.pid}@example.com`);
+  const key = await createApiKey(deps, { userId: user.id, name: 'bench', scope: 'ai' });
+  const listening = await listenOnLoopback(app);
+
+  return {
+    url: listening.url,
+    apiKey: key.key,
+    openai,
+    upstreamCalls: upstream.count,
+    database,
+    kvKind: kv.kind,
+    logs,
+    async close() {
+      await listening.close();
+      await usage.close();
+      await closeApiKeyAuth(deps);
+      await prisma.$disconnect();
+      await database.drop();
+      await kv.close();
+      upstream.stop();
+      await openai.close();
+      await elevenlabs.close();
+    },
+  };
+}
