@@ -29,6 +29,8 @@ export function httpLogger(logger: Logger, opts: { ignorePaths?: string[] } = {}
         headers: req.headers,
         remoteAddress: req.remoteAddress,
       }),
+      // Response headers are mostly helmet's constants; the status is what matters.
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
   }) as unknown as RequestHandler;
 }
