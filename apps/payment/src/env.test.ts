@@ -12,6 +12,25 @@ describe('loadPaymentEnv', () => {
     }
   });
 
+  it('refuses production without DATABASE_URL and REDIS_URL, naming both', () => {
+    expect(() => loadPaymentEnv({ ...base, NODE_ENV: 'production' })).toThrow(
+      expect.objectContaining({
+        problems: [
+          expect.stringMatching(/^DATABASE_URL: required in production/),
+          expect.stringMatching(/^REDIS_URL: required in production/),
+        ],
+      }),
+    );
+    expect(
+      loadPaymentEnv({
+        ...base,
+        NODE_ENV: 'production',
+        DATABASE_URL: 'postgresql://payment@db:5432/payment',
+        REDIS_URL: 'redis://redis:6379/0',
+      }).NODE_ENV,
+    ).toBe('production');
+  });
+
   it('reads a comma-separated key list for rotation', () => {
     expect(
       loadPaymentEnv({ ...base, PAYMENT_MS_API_KEY: 'old-key-0123456789, new-key-0123456789' })
