@@ -1,9 +1,8 @@
 import { buildGatewayOpenApi } from '@platform/contract';
 import type { KeyValueStore } from '@platform/db';
 import { errorHandler, notFoundHandler } from '@platform/errors';
-import { createHttpMetrics, healthRoutes, httpLogger, type Logger, requestId } from '@platform/logging';
-import express, { type Express } from 'express';
-import helmet from 'helmet';
+import { createServiceApp, healthRoutes, type Logger } from '@platform/logging';
+import type { Express } from 'express';
 import { createAiApi } from './ai/module';
 import { apiKeyRoutes } from './api-keys/routes';
 import { authRoutes } from './auth/routes';
@@ -32,16 +31,11 @@ export type GatewayDeps = {
 export const SERVICE_NAME = 'gateway';
 
 export function createApp(deps: GatewayDeps): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', deps.env.TRUST_PROXY_HOPS);
-  app.set('query parser', 'simple');
-
-  const metrics = createHttpMetrics({ service: SERVICE_NAME });
-  app.use(requestId());
-  app.use(metrics.middleware);
-  app.use(httpLogger(deps.logger));
-  app.use(helmet());
+  const { app, metrics } = createServiceApp({
+    service: SERVICE_NAME,
+    logger: deps.logger,
+    trustProxyHops: deps.env.TRUST_PROXY_HOPS,
+  });
   app.use(corsPolicy(deps));
 
   app.use(healthRoutes(SERVICE_NAME, () => buildGatewayOpenApi({ serverUrl: deps.env.GATEWAY_PUBLIC_URL })));

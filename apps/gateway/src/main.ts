@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { applyMigrations, createKeyValueStore, openDatabase } from '@platform/db';
+import { openServiceStorage } from '@platform/db';
 import { loadEnvOrExit } from '@platform/errors';
 import { createLogger, runServer } from '@platform/logging';
 import { loadLanesConfig } from './ai/lanes';
@@ -15,22 +15,16 @@ async function main(): Promise<void> {
   // A bad lanes config (e.g. a router model in the free lane) stops the start before anything is opened.
   loadLanesConfig(env.AI_LANES_CONFIG, env.AI_ALLOWED_LANES);
   const logger = createLogger({ service: SERVICE_NAME, level: env.LOG_LEVEL });
-  const db = await openDatabase({
-    url: env.DATABASE_URL,
-    dataDir: env.DATABASE_URL ? undefined : env.DATA_DIR,
-    logger,
-  });
-  const { applied } = await applyMigrations({
-    db,
+  const storage = await openServiceStorage({
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    redisUrl: env.REDIS_URL,
+    keyPrefix: 'gateway:',
     migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations'),
     logger,
   });
-  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-  if (!env.DATABASE_URL)
-    logger.warn({ dataDir: env.DATA_DIR }, 'DATABASE_URL unset: embedded PGlite database');
-  if (!env.REDIS_URL) logger.warn('REDIS_URL unset: in-process stores (single instance only)');
-  const prisma = new PrismaClient({ adapter: db.adapter });
-  const kv = createKeyValueStore({ url: env.REDIS_URL, keyPrefix: 'gateway:' });
+  const { kv } = storage;
+  const prisma = new PrismaClient({ adapter: storage.db.adapter });
   const usage = createUsageRecorder({ prisma, logger });
   const mailer = createMailer(env, logger);
   const deps = { env, logger, prisma, kv, usage, mailer };
@@ -47,8 +41,7 @@ async function main(): Promise<void> {
       await closeApiKeyAuth(deps);
       await mailer.close();
       await prisma.$disconnect();
-      await db.close();
-      await kv.close();
+      await storage.close();
     },
   });
 }

@@ -1,8 +1,7 @@
 import { buildPaymentOpenApi } from '@platform/contract';
 import { errorHandler, jsonBody, notFoundHandler } from '@platform/errors';
-import { createHttpMetrics, healthRoutes, httpLogger, requestId } from '@platform/logging';
-import express, { type Express, Router } from 'express';
-import helmet from 'helmet';
+import { createServiceApp, healthRoutes } from '@platform/logging';
+import { type Express, Router } from 'express';
 import { requireApiKey } from './auth/api-key';
 import { checkoutRoutes } from './checkout/routes';
 import type { PaymentDeps } from './deps';
@@ -29,16 +28,11 @@ const API_BODY_LIMIT = '100kb';
  */
 export function createApp(deps: PaymentDeps): Express {
   const now = deps.now ?? (() => new Date());
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', deps.env.TRUST_PROXY_HOPS);
-  app.set('query parser', 'simple');
-
-  const metrics = createHttpMetrics({ service: SERVICE_NAME });
-  app.use(requestId());
-  app.use(metrics.middleware);
-  app.use(httpLogger(deps.logger));
-  app.use(helmet());
+  const { app, metrics } = createServiceApp({
+    service: SERVICE_NAME,
+    logger: deps.logger,
+    trustProxyHops: deps.env.TRUST_PROXY_HOPS,
+  });
 
   app.use(healthRoutes(SERVICE_NAME, () => buildPaymentOpenApi()));
   app.use(docsRoutes(() => buildPaymentOpenApi()));

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { applyMigrations, createKeyValueStore, openDatabase } from '@platform/db';
+import { openServiceStorage } from '@platform/db';
 import { loadEnvOrExit } from '@platform/errors';
 import { createLogger, runServer } from '@platform/logging';
 import { createApp, SERVICE_NAME } from './app';
@@ -10,22 +10,16 @@ import { createStripeClient } from './stripe-client';
 async function main(): Promise<void> {
   const env = loadEnvOrExit(SERVICE_NAME, () => loadPaymentEnv());
   const logger = createLogger({ service: SERVICE_NAME, level: env.LOG_LEVEL });
-  const db = await openDatabase({
-    url: env.DATABASE_URL,
-    dataDir: env.DATABASE_URL ? undefined : env.DATA_DIR,
-    logger,
-  });
-  const { applied } = await applyMigrations({
-    db,
+  const storage = await openServiceStorage({
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    redisUrl: env.REDIS_URL,
+    keyPrefix: 'payment:',
     migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations'),
     logger,
   });
-  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-  const prisma = new PrismaClient({ adapter: db.adapter });
-  const kv = createKeyValueStore({ url: env.REDIS_URL, keyPrefix: 'payment:' });
-  if (!env.DATABASE_URL)
-    logger.warn({ dataDir: env.DATA_DIR }, 'DATABASE_URL unset: embedded PGlite database');
-  if (!env.REDIS_URL) logger.warn('REDIS_URL unset: in-process rate limits (single instance only)');
+  const { kv } = storage;
+  const prisma = new PrismaClient({ adapter: storage.db.adapter });
   const stripe = createStripeClient(env);
   const app = createApp({ env, logger, prisma, kv, stripe });
   await runServer({
@@ -35,8 +29,7 @@ async function main(): Promise<void> {
     logger,
     onClose: async () => {
       await prisma.$disconnect();
-      await db.close();
-      await kv.close();
+      await storage.close();
     },
   });
 }

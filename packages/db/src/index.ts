@@ -32,3 +32,4 @@ export {
   type PrismaPaths,
   resolvePrismaPaths,
 } from './schema-migrations';
+export { type OpenServiceStorageOptions, openServiceStorage, type ServiceStorage } from './service-storage';

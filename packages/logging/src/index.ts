@@ -6,3 +6,4 @@ export { Counter, createHttpMetrics, Histogram, type HttpMetrics, type Registry 
 export { isSecretName, REDACTED, redactLine } from './redact';
 export { requestId } from './request-id';
 export { type RunServerOptions, runServer } from './server';
+export { createServiceApp, type ServiceAppOptions } from './service-app';

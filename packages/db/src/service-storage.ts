@@ -1,0 +1,47 @@
+import type { Database, DbLogger } from './database';
+import { openDatabase } from './database';
+import { createKeyValueStore } from './kv';
+import type { KeyValueStore } from './kv-types';
+import { applyMigrations } from './migrate';
+
+export type OpenServiceStorageOptions = {
+  /** Postgres URL; unset -> embedded PGlite in `dataDir`. */
+  databaseUrl?: string;
+  dataDir: string;
+  /** Redis URL; unset -> in-process store (one instance only). */
+  redisUrl?: string;
+  keyPrefix: string;
+  /** The app's prisma/migrations folder, applied before anything else runs. */
+  migrationsDir: string;
+  logger: DbLogger;
+};
+
+export type ServiceStorage = { db: Database; kv: KeyValueStore; close(): Promise<void> };
+
+/**
+ * What each service opens at start: its database with pending migrations applied
+ * (under Prisma's advisory lock), and its key-value store. Says loudly when it
+ * falls back to the embedded, single-instance defaults.
+ */
+export async function openServiceStorage(opts: OpenServiceStorageOptions): Promise<ServiceStorage> {
+  const { logger } = opts;
+  const db = await openDatabase({
+    url: opts.databaseUrl,
+    dataDir: opts.databaseUrl ? undefined : opts.dataDir,
+    logger,
+  });
+  const { applied } = await applyMigrations({ db, migrationsDir: opts.migrationsDir, logger });
+  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  if (!opts.databaseUrl)
+    logger.warn({ dataDir: opts.dataDir }, 'DATABASE_URL unset: embedded PGlite database');
+  if (!opts.redisUrl) logger.warn({}, 'REDIS_URL unset: in-process stores (single instance only)');
+  const kv = createKeyValueStore({ url: opts.redisUrl, keyPrefix: opts.keyPrefix });
+  return {
+    db,
+    kv,
+    async close() {
+      await db.close();
+      await kv.close();
+    },
+  };
+}
