@@ -197,6 +197,20 @@ export const SCENARIOS: Scenario[] = [
     sideEffect: { name: 'Stripe calls', count: (t) => pay(t).stripeCalls(), perResponse: 0 },
   },
   {
+    name: 'chat-without-usage-rows',
+    service: 'gateway',
+    reference: true,
+    summary:
+      'Reference: `chat` against a second app whose usage recorder drops rows (no usage_records inserts); the difference to `chat` is the cost of usage recording.',
+    expectStatus: 200,
+    request: (t) => ({
+      ...chatRequest('/api/v1/ai/chat/completions', SMALL_MESSAGES)(t),
+      url: `${gw(t).urlWithoutUsageRows}/api/v1/ai/chat/completions`,
+    }),
+    check: chatAnswer,
+    sideEffect: oneUpstreamCall,
+  },
+  {
     name: 'openai-fake-chat',
     service: 'gateway',
     reference: true,

@@ -16,7 +16,7 @@ import { createApp, type GatewayDeps } from '../../../apps/gateway/src/app';
 import { closeApiKeyAuth } from '../../../apps/gateway/src/auth/api-key-auth';
 import { loadGatewayEnv } from '../../../apps/gateway/src/env';
 import { PrismaClient } from '../../../apps/gateway/src/generated/prisma/client';
-import { createUsageRecorder } from '../../../apps/gateway/src/usage/recorder';
+import { createUsageRecorder, type UsageRecorder } from '../../../apps/gateway/src/usage/recorder';
 import { upsertUserByEmail } from '../../../apps/gateway/src/users/repo';
 import { listenOnLoopback, trimRequestLog } from './listen';
 import { createLogSink, type LogSink } from './log-sink';
@@ -67,6 +67,11 @@ const SERVER_KEYS = {
 /** The gateway on loopback with its fakes and one API key. */
 export type GatewayTarget = {
   url: string;
+  /**
+   * A second app on the same database, store and fakes whose usage recorder
+   * drops rows: an ablation that shows what usage recording costs on chat.
+   */
+  urlWithoutUsageRows: string;
   apiKey: string;
   openai: OpenAIFake;
   /** Requests the OpenAI fake has received so far (its log is trimmed). */
@@ -123,9 +128,13 @@ export async function startGatewayTarget(): Promise<GatewayTarget> {
   const user = await upsertUserByEmail(prisma, `bench-${process.pid}@example.com`);
   const key = await createApiKey(deps, { userId: user.id, name: 'bench', scope: 'ai' });
   const listening = await listenOnLoopback(app);
+  const dropUsage: UsageRecorder = { record: () => {}, flush: async () => {}, close: async () => {} };
+  const ablation = { ...deps, usage: dropUsage };
+  const listeningWithoutUsage = await listenOnLoopback(createApp(ablation));
 
   return {
     url: listening.url,
+    urlWithoutUsageRows: listeningWithoutUsage.url,
     apiKey: key.key,
     openai,
     upstreamCalls: upstream.count,
@@ -134,8 +143,10 @@ export async function startGatewayTarget(): Promise<GatewayTarget> {
     logs,
     async close() {
       await listening.close();
+      await listeningWithoutUsage.close();
       await usage.close();
       await closeApiKeyAuth(deps);
+      await closeApiKeyAuth(ablation);
       await prisma.$disconnect();
       await database.drop();
       await kv.close();

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { createTestDatabase } from '@platform/testing';
+import { PrismaClient } from '../../apps/gateway/src/generated/prisma/client';
+
+// Usage: tsx --conditions=source src/usage-rows.ts
+// CPU cost of writing one batch of usage rows: Prisma createMany, as
+// apps/gateway/src/usage/recorder.ts does, against one parameterised INSERT of
+// the same rows. Explains the gap between `chat` and `chat-without-usage-rows`.
+
+const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'apps', 'gateway', 'prisma', 'migrations');
+const BATCHES = [1, 100, 300, 500];
+const WARMUP = 2;
+const REPEATS = 5;
+const COLUMNS = [
+  'request_id',
+  'user_id',
+  'project_id',
+  'endpoint',
+  'lane',
+  'provider',
+  'model',
+  'status',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'latency_ms',
+];
+
+async function cpuMsOf(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.cpuUsage();
+  await fn();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+async function medianCpuMs(fn: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < WARMUP; i += 1) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < REPEATS; i += 1) samples.push(await cpuMsOf(fn));
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)] ?? 0;
+}
+
+async function main(): Promise<void> {
+  const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
+  const prisma = new PrismaClient({ adapter: database.adapter });
+  try {
+    const user = await prisma.user.create({ data: { email: `usage-rows-${process.pid}@example.com` } });
+    const row = () => ({
+      requestId: randomUUID(),
+      userId: user.id,
+      apiKeyId: null,
+      projectId: 'bench',
+      endpoint: 'chat',
+      lane: 'free',
+      provider: 'groq',
+      model: 'free-a',
+      status: 200,
+      promptTokens: 7,
+      completionTokens: 5,
+      totalTokens: 12,
+      latencyMs: 20,
+    });
+    const insertRaw = (rows: Array<ReturnType<typeof row>>) => {
+      const params: unknown[] = [];
+      const tuples = rows.map((r) => {
+        const values = [
+          r.requestId,
+          r.userId,
+          r.projectId,
+          r.endpoint,
+          r.lane,
+          r.provider,
+          r.model,
+          r.status,
+          r.promptTokens,
+          r.completionTokens,
+          r.totalTokens,
+          r.latencyMs,
+        ];
+        return `(${values.map((v) => `$${params.push(v)}`).join(',')})`;
+      });
+      return database.db.query(
+        `INSERT INTO usage_records (${COLUMNS.join(',')}) VALUES ${tuples.join(',')}`,
+        params,
+      );
+    };
+    console.log(
+      `database: ${database.kind}; median of ${REPEATS} after ${WARMUP} warm-up batches; CPU of this process\n`,
+    );
+    console.log(
+      '| rows per batch | Prisma createMany CPU ms | raw INSERT CPU ms | createMany CPU ms per row |',
+    );
+    console.log('|--:|--:|--:|--:|');
+    for (const size of BATCHES) {
+      const batch = () => Array.from({ length: size }, row);
+      const prismaMs = await medianCpuMs(() => prisma.usageRecord.createMany({ data: batch() }));
+      const rawMs = await medianCpuMs(() => insertRaw(batch()));
+      console.log(
+        `| ${size} | ${prismaMs.toFixed(1)} | ${rawMs.toFixed(1)} | ${(prismaMs / size).toFixed(3)} |`,
+      );
+    }
+  } finally {
+    await prisma.$disconnect();
+    await database.drop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
