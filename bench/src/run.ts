@@ -4,7 +4,7 @@ import { type DbProbe, executeScenario, type RunSettings, type ScenarioResult } 
 import type { LoadGeneratorMode } from './load/run-load';
 import { calibrateDbProbe, readDbCounters } from './probe/pg-stats';
 import { describeMachine, readGitInfo } from './report/machine';
-import { type RunRecord, recordRun, renderMarkdown } from './report/results';
+import { RESULTS_DIR, type RunRecord, recordRun, renderMarkdown } from './report/results';
 import { SCENARIOS, type Scenario, type ServiceName, type Targets } from './scenarios';
 import { startGatewayTarget } from './targets/gateway';
 import { startPaymentTarget } from './targets/payment';
@@ -131,8 +131,12 @@ async function main(): Promise<number> {
     for (const r of failed) console.error(`  ${r.name}: ${r.problems.join('; ')}`);
     return 1;
   }
-  console.log(`\n${renderMarkdown(runRecord, '(not written)')}`);
-  if (record) console.log(`recorded: ${recordRun(runRecord)}`);
+  if (!record) {
+    console.log(`\n${renderMarkdown(runRecord, null)}`);
+    return 0;
+  }
+  const { file, markdown } = recordRun(runRecord);
+  console.log(`\n${markdown}\nrecorded: ${file} and appended to ${RESULTS_DIR}/README.md`);
   return 0;
 }
 

@@ -32,7 +32,7 @@ function fileNameFor(record: RunRecord): string {
 
 const fmt = (n: number | undefined) => (n === undefined ? '–' : String(n));
 
-export function renderMarkdown(record: RunRecord, fileName: string): string {
+export function renderMarkdown(record: RunRecord, fileName: string | null): string {
   const { machine: m, settings: s, git } = record;
   const backing = `Postgres ${m.postgres.real ? `real (${m.postgres.version})` : 'PGlite'}, Redis ${m.redis.real ? 'real' : 'in-memory'}`;
   const dirty =
@@ -41,7 +41,7 @@ export function renderMarkdown(record: RunRecord, fileName: string): string {
     `## ${record.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${git.sha}${dirty}`,
     '',
     `Node ${m.node}, ${m.cpuModel}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}; ${backing}; load average ${m.loadAverage.start} -> ${m.loadAverage.end}.`,
-    `Load: autocannon in a ${s.loadgen === 'child' ? 'child process' : 'the service process'}, ${s.connections} connections, ${s.warmupSec} s warm-up + ${s.durationSec} s. File: [${fileName}](${fileName}).`,
+    `Load: autocannon in a ${s.loadgen === 'child' ? 'child process' : 'the service process'}, ${s.connections} connections, ${s.warmupSec} s warm-up + ${s.durationSec} s.${fileName ? ` File: [${fileName}](${fileName}).` : ''}`,
     '',
     '| scenario | expect | req/s | p50 | p90 | p99 | max | non-2xx | errors | CPU ms/req | loop p99 | GC ms | DB xact/req | DB rows written/req |',
     '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
@@ -57,13 +57,14 @@ export function renderMarkdown(record: RunRecord, fileName: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Writes the JSON file and appends the markdown section; returns the JSON path. */
-export function recordRun(record: RunRecord): string {
+/** Writes the JSON file and appends the markdown section; returns the JSON path and the section. */
+export function recordRun(record: RunRecord): { file: string; markdown: string } {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const fileName = fileNameFor(record);
   const file = path.join(RESULTS_DIR, fileName);
   writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+  const markdown = renderMarkdown(record, fileName);
   if (!existsSync(INDEX)) writeFileSync(INDEX, INDEX_HEADER);
-  appendFileSync(INDEX, `\n${renderMarkdown(record, fileName)}`);
-  return file;
+  appendFileSync(INDEX, `\n${markdown}`);
+  return { file, markdown };
 }
