@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@platform/logging';
 import type { UsageEvent, UsageSink } from '../ai/runtime';
 import type { PrismaClient } from '../generated/prisma/client';
+import { insertUsageRows } from './repo';
 
-/** Batches usage rows in memory and writes them with one createMany per batch. */
+/** Batches usage rows in memory and writes them with one multi-row INSERT per batch. */
 export type UsageRecorder = UsageSink & {
   /** Writes everything buffered so far (tests, shutdown). */
   flush(): Promise<void>;
@@ -37,12 +38,18 @@ export function createUsageRecorder(opts: UsageRecorderOptions): UsageRecorder {
   let closed = false;
 
   const writeBatch = async (): Promise<void> => {
-    while (buffer.length > 0) {
-      const batch = buffer.splice(0, maxBatch);
+    // Only the rows present when this flush began: rows that arrive while it
+    // writes wait for the next tick, so under load batches grow instead of the
+    // writer degenerating into one small INSERT after another.
+    let pending = buffer.length;
+    while (pending > 0) {
+      const batch = buffer.splice(0, Math.min(maxBatch, pending));
+      pending -= batch.length;
       try {
-        await opts.prisma.usageRecord.createMany({
-          data: batch.map((e) => ({ ...e, requestId: UUID.test(e.requestId) ? e.requestId : randomUUID() })),
-        });
+        await insertUsageRows(
+          opts.prisma,
+          batch.map((e) => ({ ...e, requestId: UUID.test(e.requestId) ? e.requestId : randomUUID() })),
+        );
       } catch (err) {
         // Back to the front, so the rows go out with the next flush.
         buffer = batch.concat(buffer).slice(0, maxBuffered);

@@ -1,5 +1,55 @@
 import type { UsageRow } from '@platform/contract';
+import type { UsageEvent } from '../ai/runtime';
 import type { PrismaClient } from '../generated/prisma/client';
+
+const USAGE_COLUMNS = [
+  'request_id',
+  'user_id',
+  'api_key_id',
+  'project_id',
+  'endpoint',
+  'lane',
+  'provider',
+  'model',
+  'status',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'latency_ms',
+] as const;
+
+/**
+ * One parameterised multi-row INSERT. Prisma's createMany costs ~0.4 ms of CPU
+ * per row in its query compiler (113 ms for 300 rows, bench/src/usage-rows.ts);
+ * this statement costs ~9 ms for the same batch. Values are always bound
+ * parameters, never spliced into the SQL.
+ */
+export async function insertUsageRows(prisma: PrismaClient, rows: UsageEvent[]): Promise<void> {
+  if (rows.length === 0) return;
+  const params: unknown[] = [];
+  const tuples = rows.map((r) => {
+    const values = [
+      r.requestId,
+      r.userId,
+      r.apiKeyId,
+      r.projectId,
+      r.endpoint,
+      r.lane,
+      r.provider,
+      r.model,
+      r.status,
+      r.promptTokens,
+      r.completionTokens,
+      r.totalTokens,
+      r.latencyMs,
+    ];
+    return `(${values.map((v) => `$${params.push(v)}`).join(',')})`;
+  });
+  await prisma.$executeRawUnsafe(
+    `INSERT INTO usage_records (${USAGE_COLUMNS.join(',')}) VALUES ${tuples.join(',')}`,
+    ...params,
+  );
+}
 
 type SummaryRow = {
   project_id: string;
