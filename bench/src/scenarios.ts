@@ -7,7 +7,10 @@ export type Targets = { gateway?: GatewayTarget; payment?: PaymentTarget };
 export type ServiceName = keyof Targets;
 
 /** The request a scenario sends, repeated by autocannon. */
-export type RequestSpec = Pick<LoadSpec, 'url' | 'method' | 'headers' | 'body' | 'randomApiKeyPrefix'>;
+export type RequestSpec = Pick<
+  LoadSpec,
+  'url' | 'method' | 'headers' | 'body' | 'randomApiKeyPrefix' | 'randomClientAddress'
+>;
 
 /** A side effect counted around the run, e.g. upstream calls per response. */
 export type SideEffect = {
@@ -160,6 +163,7 @@ export const SCENARIOS: Scenario[] = [
     request: (t) => ({
       ...chatRequest('/api/v1/ai/chat/completions', SMALL_MESSAGES)(t),
       headers: { 'content-type': 'application/json', 'x-api-key': UNKNOWN_KEY },
+      randomClientAddress: true,
     }),
     check: expectFields(() => ({ error: 'invalid api key' })),
     sideEffect: noUpstreamCall,
@@ -174,6 +178,7 @@ export const SCENARIOS: Scenario[] = [
       ...chatRequest('/api/v1/ai/chat/completions', SMALL_MESSAGES)(t),
       headers: { 'content-type': 'application/json', 'x-api-key': UNKNOWN_KEY },
       randomApiKeyPrefix: 'gw_',
+      randomClientAddress: true,
     }),
     check: expectFields(() => ({ error: 'invalid api key' })),
     sideEffect: noUpstreamCall,

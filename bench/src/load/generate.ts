@@ -13,16 +13,17 @@ function toOptions(spec: LoadSpec, durationSec: number): autocannon.Options {
   };
   if (spec.body !== undefined) options.body = spec.body;
   const prefix = spec.randomApiKeyPrefix;
-  if (prefix !== undefined) {
+  const randomAddress = spec.randomClientAddress === true;
+  if (prefix !== undefined || randomAddress) {
     options.requests = [
       {
-        setupRequest: (req) => ({
-          ...req,
-          headers: {
-            ...req.headers,
-            'x-api-key': `${prefix}${randomBytes(22).toString('hex').slice(0, 43)}`,
-          },
-        }),
+        setupRequest: (req) => {
+          const headers = { ...req.headers };
+          if (prefix !== undefined)
+            headers['x-api-key'] = `${prefix}${randomBytes(22).toString('hex').slice(0, 43)}`;
+          if (randomAddress) headers['x-forwarded-for'] = `10.${[...randomBytes(3)].join('.')}`;
+          return { ...req, headers };
+        },
       },
     ];
   }

@@ -6,6 +6,11 @@ export type LoadSpec = {
   body?: string;
   /** Replace `x-api-key` with a fresh random key of this prefix on every request (cache-miss auth path). */
   randomApiKeyPrefix?: string;
+  /**
+   * A random X-Forwarded-For on every request, as from many clients: the
+   * per-address guard against key guessing (60 bad keys a minute) never trips.
+   */
+  randomClientAddress?: boolean;
   connections: number;
   warmupSec: number;
   durationSec: number;

@@ -117,6 +117,8 @@ export async function startGatewayTarget(): Promise<GatewayTarget> {
       // Out of reach: the benchmark measures the checks, never a 429.
       AI_RATE_LIMIT_PER_MINUTE: '1000000000',
       AI_DAILY_TOKEN_BUDGET: '1000000000000000',
+      // Lets the bad-key scenarios spread their requests over many client addresses.
+      TRUST_PROXY_HOPS: '1',
       ...SERVER_KEYS,
     }),
     logger,

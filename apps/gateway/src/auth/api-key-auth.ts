@@ -1,6 +1,7 @@
 import { AppError } from '@platform/errors';
 import type { Request, RequestHandler, Response } from 'express';
 import { type AuthDeps, apiKeyVerifierFor, clockOf } from './deps';
+import { createKeyGuessingGuard, type KeyGuessingGuard } from './key-guessing';
 import { resolveSession } from './sessions';
 import type { ApiKeyAuthContext, AuthContext } from './types';
 
@@ -16,16 +17,34 @@ function apiKeyHeader(req: Request): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-async function verifyApiKey(deps: AuthDeps, key: string): Promise<ApiKeyAuthContext> {
-  if (key.length > MAX_KEY_LENGTH) throw new AppError('invalid_api_key');
-  let auth: ApiKeyAuthContext | null;
-  try {
-    auth = await apiKeyVerifierFor(deps).verify(key);
-  } catch (cause) {
-    // Fail closed but honestly: the store is down, the key is not necessarily bad.
-    throw new AppError('service_unavailable', { cause });
+const guards = new WeakMap<AuthDeps, KeyGuessingGuard>();
+
+function guardFor(deps: AuthDeps): KeyGuessingGuard {
+  let guard = guards.get(deps);
+  if (!guard) {
+    guard = createKeyGuessingGuard(deps.kv);
+    guards.set(deps, guard);
   }
-  if (!auth) throw new AppError('invalid_api_key');
+  return guard;
+}
+
+async function verifyApiKey(deps: AuthDeps, req: Request, key: string): Promise<ApiKeyAuthContext> {
+  const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  const guard = guardFor(deps);
+  await guard.before(ip);
+  let auth: ApiKeyAuthContext | null = null;
+  if (key.length <= MAX_KEY_LENGTH) {
+    try {
+      auth = await apiKeyVerifierFor(deps).verify(key);
+    } catch (cause) {
+      // Fail closed but honestly: the store is down, the key is not necessarily bad.
+      throw new AppError('service_unavailable', { cause });
+    }
+  }
+  if (!auth) {
+    await guard.failed(ip);
+    throw new AppError('invalid_api_key');
+  }
   return auth;
 }
 
@@ -39,7 +58,7 @@ export function requireApiKey(deps: AuthDeps): RequestHandler {
   return async (req, res, next) => {
     const key = apiKeyHeader(req);
     if (!key) throw new AppError('missing_api_key');
-    res.locals.auth = await verifyApiKey(deps, key);
+    res.locals.auth = await verifyApiKey(deps, req, key);
     next();
   };
 }
@@ -59,7 +78,7 @@ export function authenticate(deps: AuthDeps, opts: { allow: AuthMethodName[] }):
   return async (req, res, next) => {
     const key = allowKey ? apiKeyHeader(req) : undefined;
     if (key) {
-      res.locals.auth = await verifyApiKey(deps, key);
+      res.locals.auth = await verifyApiKey(deps, req, key);
       next();
       return;
     }
