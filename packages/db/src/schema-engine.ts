@@ -99,6 +99,9 @@ async function createPostgresFactory(databaseUrl: string) {
       await admin.connect();
       await admin.query(`CREATE DATABASE "${name}"`);
       const shadowPool = new pg.Pool({ ...config, database: name });
+      // DROP ... WITH (FORCE) below ends any connection the engine still holds;
+      // pg reports that as an 'error' event, which must not crash the process.
+      shadowPool.on('error', () => undefined);
       const shadow = await new PrismaPg(shadowPool).connect();
       const dispose = shadow.dispose.bind(shadow);
       shadow.dispose = async () => {
