@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { ErrorCode } from '@platform/errors/codes';
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   MAX_API_KEYS_PER_USER,
   SESSION_COOKIE_NAME,
@@ -20,6 +20,17 @@ import {
 import { buildErrorResponses } from './openapi-errors';
 
 const TAG = 'Auth';
+
+/** What the magic link carries: the code and, with a redirect_url, its signed state. */
+const ZMagicLinkQuery = z.object({
+  code: z.string().min(1).max(512),
+  state: z
+    .string()
+    .max(4096)
+    .optional()
+    .meta({ description: 'Signed (JWS) redirect_url bound to this code.' }),
+});
+const ZVerifyCodeForm = ZMagicLinkQuery;
 const KEYS_TAG = 'API keys';
 const session = [{ SessionCookie: [] }];
 /** Either credential; OpenAPI lists alternatives as separate requirement objects. */
@@ -72,17 +83,53 @@ function registerSignInPaths(registry: OpenAPIRegistry): void {
     },
   });
   registry.registerPath({
+    method: 'get',
+    path: '/api/v1/auth/magic-link',
+    operationId: 'openMagicLink',
+    summary: 'The page a magic link opens',
+    description:
+      'An HTML page with a "Sign in" button that posts the code to verify-code. Opening the ' +
+      'link does not use the code, so mail scanners that fetch links cannot spend it.',
+    tags: [TAG],
+    request: { query: ZMagicLinkQuery },
+    responses: {
+      200: { description: 'The confirm page.', content: { 'text/html': { schema: { type: 'string' } } } },
+      400: {
+        description: 'The link is malformed.',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+    },
+  });
+  registry.registerPath({
     method: 'post',
     path: '/api/v1/auth/verify-code',
     operationId: 'verifyCode',
     summary: 'Consume a magic-link code and start a session',
-    description: 'A code works once and expires; the session is set as a cookie.',
+    description:
+      'A code works once and expires; the session is set as a cookie. The confirm page of ' +
+      '`GET /api/v1/auth/magic-link` posts the same fields as a form, plus the signed `state`; ' +
+      'that form variant answers 303 to the signed redirect_url, or an HTML page.',
     tags: [TAG],
-    request: { body: jsonBody(ZVerifyCodeRequest) },
+    request: {
+      body: {
+        required: true,
+        content: {
+          'application/json': { schema: ZVerifyCodeRequest },
+          'application/x-www-form-urlencoded': { schema: ZVerifyCodeForm },
+        },
+      },
+    },
     responses: {
       200: {
         ...json('Signed in.', ZVerifyCodeResponse),
         headers: setCookie(`The \`${SESSION_COOKIE_NAME}\` session cookie.`),
+      },
+      303: {
+        description: 'Form variant: signed in, sent on to the redirect_url carried by the signed state.',
+        headers: {
+          ...setCookie(`The \`${SESSION_COOKIE_NAME}\` session cookie.`),
+          Location: { description: 'The allowlisted redirect_url.', schema: { type: 'string' as const } },
+        },
       },
       ...buildErrorResponses([...BODY_ERRORS, 'invalid_code', 'rate_limited', 'internal']),
     },

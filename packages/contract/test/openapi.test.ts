@@ -29,6 +29,7 @@ const GATEWAY_OPERATIONS = [
   'get /api/v1/keys',
   'delete /api/v1/keys/{provider}',
   'post /api/v1/auth/request-magic-link',
+  'get /api/v1/auth/magic-link',
   'post /api/v1/auth/verify-code',
   'get /api/v1/auth/session',
   'post /api/v1/auth/logout',
