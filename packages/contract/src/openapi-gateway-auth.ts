@@ -89,15 +89,12 @@ function registerSignInPaths(registry: OpenAPIRegistry): void {
     summary: 'The page a magic link opens',
     description:
       'An HTML page with a "Sign in" button that posts the code to verify-code. Opening the ' +
-      'link does not use the code, so mail scanners that fetch links cannot spend it.',
+      'link does not use the code, so mail scanners that fetch links cannot spend it. A ' +
+      'malformed link gets an HTML error page with status 400.',
     tags: [TAG],
     request: { query: ZMagicLinkQuery },
     responses: {
       200: { description: 'The confirm page.', content: { 'text/html': { schema: { type: 'string' } } } },
-      400: {
-        description: 'The link is malformed.',
-        content: { 'text/html': { schema: { type: 'string' } } },
-      },
     },
   });
   registry.registerPath({
