@@ -2,30 +2,17 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { createTestDatabase } from '@platform/testing';
 import { PrismaClient } from '../../apps/gateway/src/generated/prisma/client';
+import { insertUsageRows } from '../../apps/gateway/src/usage/repo';
 
 // Usage: tsx --conditions=source src/usage-rows.ts
 // CPU cost of writing one batch of usage rows: Prisma createMany, as
-// apps/gateway/src/usage/recorder.ts does, against one parameterised INSERT of
-// the same rows. Explains the gap between `chat` and `chat-without-usage-rows`.
+// the recorder once did, against insertUsageRows (one parameterised multi-row
+// INSERT through Prisma's raw path), which it uses now. Explains the gap between `chat` and `chat-without-usage-rows`.
 
 const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'apps', 'gateway', 'prisma', 'migrations');
 const BATCHES = [1, 100, 300, 500];
 const WARMUP = 2;
 const REPEATS = 5;
-const COLUMNS = [
-  'request_id',
-  'user_id',
-  'project_id',
-  'endpoint',
-  'lane',
-  'provider',
-  'model',
-  'status',
-  'prompt_tokens',
-  'completion_tokens',
-  'total_tokens',
-  'latency_ms',
-];
 
 async function cpuMsOf(fn: () => Promise<unknown>): Promise<number> {
   const start = process.cpuUsage();
@@ -62,35 +49,12 @@ async function main(): Promise<void> {
       totalTokens: 12,
       latencyMs: 20,
     });
-    const insertRaw = (rows: Array<ReturnType<typeof row>>) => {
-      const params: unknown[] = [];
-      const tuples = rows.map((r) => {
-        const values = [
-          r.requestId,
-          r.userId,
-          r.projectId,
-          r.endpoint,
-          r.lane,
-          r.provider,
-          r.model,
-          r.status,
-          r.promptTokens,
-          r.completionTokens,
-          r.totalTokens,
-          r.latencyMs,
-        ];
-        return `(${values.map((v) => `$${params.push(v)}`).join(',')})`;
-      });
-      return database.db.query(
-        `INSERT INTO usage_records (${COLUMNS.join(',')}) VALUES ${tuples.join(',')}`,
-        params,
-      );
-    };
+    const insertRaw = (rows: Array<ReturnType<typeof row>>) => insertUsageRows(prisma, rows);
     console.log(
       `database: ${database.kind}; median of ${REPEATS} after ${WARMUP} warm-up batches; CPU of this process\n`,
     );
     console.log(
-      '| rows per batch | Prisma createMany CPU ms | raw INSERT CPU ms | createMany CPU ms per row |',
+      '| rows per batch | Prisma createMany CPU ms | insertUsageRows CPU ms | createMany CPU ms per row |',
     );
     console.log('|--:|--:|--:|--:|');
     for (const size of BATCHES) {

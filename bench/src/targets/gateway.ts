@@ -18,6 +18,8 @@ import { loadGatewayEnv } from '../../../apps/gateway/src/env';
 import { PrismaClient } from '../../../apps/gateway/src/generated/prisma/client';
 import { createUsageRecorder, type UsageRecorder } from '../../../apps/gateway/src/usage/recorder';
 import { upsertUserByEmail } from '../../../apps/gateway/src/users/repo';
+// The same lanes and server keys as the gateway's integration tests: one model per target.
+import { SERVER_KEYS, TEST_LANES } from '../../../apps/gateway/test/support/ai-harness';
 import { listenOnLoopback, trimRequestLog } from './listen';
 import { createLogSink, type LogSink } from './log-sink';
 
@@ -26,44 +28,7 @@ const MIGRATIONS_DIR = path.join(__dirname, '..', '..', '..', 'apps', 'gateway',
 /** The chunks the OpenAI fake streams (and joins for plain chat): "a few chunks". */
 export const STREAM_CHUNKS = ['Hello', ' from', ' the', ' bench', 'mark.'];
 
-/** The lanes of apps/gateway/test/support/ai-harness.ts: one model per target. */
-const LANES = {
-  lanes: {
-    free: {
-      default_model: 'free-a',
-      targets: [
-        { provider: 'groq', model: 'free-a' },
-        { provider: 'cerebras', model: 'free-b' },
-        { provider: 'google', model: 'free-c' },
-      ],
-    },
-    standard: {
-      default_model: 'std-1',
-      targets: [
-        { provider: 'openai', model: 'std-1' },
-        { provider: 'openrouter', model: 'std-2' },
-      ],
-    },
-    premium: { default_model: 'prem-1', targets: [{ provider: 'openai', model: 'prem-1' }] },
-  },
-  media: {
-    image: [{ provider: 'openai', model: 'dall-e-3' }],
-    tts: [{ provider: 'openai', model: 'tts-1' }],
-    music: [{ provider: 'elevenlabs', model: 'music_v1' }],
-    soundfx: [{ provider: 'elevenlabs', model: 'sfx_v2' }],
-  },
-};
-
 /** Server-held provider keys, as in the harness. */
-const SERVER_KEYS = {
-  OPENROUTER_API_KEY: 'sk-bench-openrouter-0001',
-  GROQ_API_KEY: 'sk-bench-groq-0002',
-  CEREBRAS_API_KEY: 'sk-bench-cerebras-0003',
-  GOOGLE_API_KEY: 'sk-bench-google-0004',
-  OPENAI_API_KEY: 'sk-bench-openai-0005',
-  ELEVENLABS_API_KEY: 'xi-bench-elevenlabs-0006',
-};
-
 /** The gateway on loopback with its fakes and one API key. */
 export type GatewayTarget = {
   url: string;
@@ -100,7 +65,7 @@ export async function startGatewayTarget(): Promise<GatewayTarget> {
   const logger = createLogger({ service: 'gateway', destination: logs, level: 'info' });
   const usage = createUsageRecorder({ prisma, logger });
   const lanesFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-gw-')), 'lanes.json');
-  writeFileSync(lanesFile, JSON.stringify(LANES));
+  writeFileSync(lanesFile, JSON.stringify(TEST_LANES));
   const providers = ['openrouter', 'groq', 'cerebras', 'google', 'openai'];
   const baseUrls = [...providers.map((p) => `${p}=${openai.baseURL}`), `elevenlabs=${elevenlabs.url}`];
 
