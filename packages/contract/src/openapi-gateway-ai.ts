@@ -53,7 +53,16 @@ function jsonBody(schema: z.ZodType) {
 }
 
 function audioResponse(description: string, contentTypes: readonly string[]): ResponseConfig {
-  return { description, content: Object.fromEntries(contentTypes.map((t) => [t, { schema: binary }])) };
+  return {
+    description,
+    headers: {
+      'X-Model-Used': {
+        description: 'The model that produced the audio (the JSON endpoints return it as model_used).',
+        schema: { type: 'string' },
+      },
+    },
+    content: Object.fromEntries(contentTypes.map((t) => [t, { schema: binary }])),
+  };
 }
 
 /** Registers the six AI endpoints of the gateway. */

@@ -44,6 +44,8 @@ function registerProviderKeyPaths(registry: OpenAPIRegistry): void {
         'deserialization_error',
         'payload_too_large',
         'csrf_origin',
+        // PROVIDER_KEYS_MASTER_KEYS unset: the gateway cannot encrypt, so it stores nothing.
+        'service_unavailable',
       ]),
     },
   });
