@@ -4,7 +4,7 @@ import type { GatewayEnv } from '../env';
 import { corsOrigins } from './origins';
 
 const ALLOWED_HEADERS = ['content-type', 'x-api-key', 'x-request-id', 'idempotency-key'];
-const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy'];
+const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy', 'x-model-used'];
 
 /**
  * CORS for browser clients on GATEWAY_CORS_ORIGINS: only those origins get
