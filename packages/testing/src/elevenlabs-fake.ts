@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type LoopbackServer, listenLoopback, readBody } from './http-server';
+import { scriptedFakeControls } from './openai-fake/controls';
 import { createAudio } from './openai-fake/media';
 import { createRecorder, type RecordedRequest } from './openai-fake/recorder';
 import {
@@ -186,19 +187,5 @@ export async function startElevenLabsFake(opts: ElevenLabsFakeOptions = {}): Pro
   };
 
   const server = await listenLoopback(handle);
-  return {
-    url: server.url,
-    port: server.port,
-    close: () => {
-      recorder.closing = true;
-      return server.close();
-    },
-    requests: recorder.requests,
-    set: script.set,
-    setFor: script.setFor,
-    enqueue: script.enqueue,
-    reset: script.reset,
-    waitForRequest: recorder.waitForRequest,
-    waitForAbort: recorder.waitForAbort,
-  };
+  return scriptedFakeControls(server, recorder, script);
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type LoopbackServer, listenLoopback, readBody } from '../http-server';
 import { type ChatRequest, type OpenAIBehaviour, replyChat, streamChat } from './chat';
+import { scriptedFakeControls } from './controls';
 import { createAudio, SPEECH_CONTENT_TYPES, TINY_PNG_BASE64 } from './media';
 import { createRecorder, type RecordedRequest } from './recorder';
 import { applyCommonBehaviour, type CommonBehaviour, createScript, type Queued, reply } from './script';
@@ -206,20 +207,5 @@ export async function startOpenAIFake(opts: OpenAIFakeOptions = {}): Promise<Ope
 
   const server = await listenLoopback(handle);
   baseUrl = server.url;
-  return {
-    url: server.url,
-    port: server.port,
-    baseURL: `${server.url}/v1`,
-    close: () => {
-      recorder.closing = true;
-      return server.close();
-    },
-    requests: recorder.requests,
-    set: script.set,
-    setFor: script.setFor,
-    enqueue: script.enqueue,
-    reset: script.reset,
-    waitForRequest: recorder.waitForRequest,
-    waitForAbort: recorder.waitForAbort,
-  };
+  return { ...scriptedFakeControls(server, recorder, script), baseURL: `${server.url}/v1` };
 }
