@@ -1,4 +1,4 @@
-import parsePrometheusTextFormat, { type PromFamily } from 'parse-prometheus-text-format';
+import { type PromFamily, parsePrometheusText as parsePrometheusTextFormat } from '@platform/testing';
 import request from 'supertest';
 import { type AiHarness, startAiHarness } from './support/ai-harness';
 

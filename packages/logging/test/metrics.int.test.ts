@@ -1,5 +1,5 @@
+import { parsePrometheusText as parsePrometheusTextFormat } from '@platform/testing';
 import express from 'express';
-import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import request from 'supertest';
 import { createHttpMetrics } from '../src';
 

@@ -3,5 +3,6 @@ export * from './elevenlabs-fake';
 export * from './http-server';
 export * from './kv';
 export * from './openai-fake';
+export { type PromFamily, type PromMetric, parsePrometheusText } from './prometheus';
 export * from './smtp-capture';
 export * from './stripe-fake';
