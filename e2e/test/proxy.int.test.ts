@@ -149,6 +149,11 @@ describe('through the reverse proxy', () => {
     const minted = await call({ host: GATEWAY_HOST, path: '/health' });
     const id = minted.headers['x-request-id'];
     expect(id).toMatch(UUID);
+    // nginx writes the access-log line after the response has gone out: wait for it.
+    const deadline = Date.now() + 5_000;
+    while (!proxy.accessLog().includes(`rid=${id}`) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     expect(proxy.accessLog()).toContain(`rid=${id}`);
   });
 
