@@ -45,6 +45,18 @@ export const ZHealthResponse = z
   .meta({ id: 'HealthResponse' });
 export type HealthResponse = z.infer<typeof ZHealthResponse>;
 
+/**
+ * True when the string has no lone UTF-16 surrogate. JSON may carry `"\ud800"`,
+ * which no UTF-8 encoder, URL encoder or HTTP header can represent: Stripe's
+ * client throws `URIError` on it, so such strings are refused at the edge.
+ */
+export function isWellFormedText(value: string): boolean {
+  return value.isWellFormed();
+}
+
+/** The refinement every identifier and URL field carries; a failure is 400 validation failed. */
+export const WELL_FORMED = [isWellFormedText, { message: 'must be well-formed Unicode text' }] as const;
+
 /** Longest URL we accept; browsers and Stripe cope with it, longer ones are abuse. */
 export const MAX_URL_LENGTH = 2048;
 
@@ -56,7 +68,8 @@ const CONTROL_OR_SPACE = /[\s\p{Cc}]/u;
  * but a browser redirect to that raw string is not what the caller meant.
  */
 export function isHttpUrl(value: string): boolean {
-  if (!/^https?:\/\/[^/?#]/i.test(value) || CONTROL_OR_SPACE.test(value)) return false;
+  if (!/^https?:\/\/[^/?#]/i.test(value) || CONTROL_OR_SPACE.test(value) || !value.isWellFormed())
+    return false;
   try {
     const url = new URL(value);
     return (

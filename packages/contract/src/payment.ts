@@ -1,14 +1,23 @@
 import { z } from 'zod';
-import { ZEmail, ZHttpUrl, ZIsoTimestamp } from './common';
+import { WELL_FORMED, ZEmail, ZHttpUrl, ZIsoTimestamp } from './common';
 
 /** The user id of the calling application: 1 to 255 characters. */
-export const ZUserId = z.string().min(1).max(255).meta({
-  description: 'Identifier of the user in the calling application.',
-  example: 'user_42',
-});
+export const ZUserId = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine(...WELL_FORMED)
+  .meta({
+    description: 'Identifier of the user in the calling application.',
+    example: 'user_42',
+  });
 
 /** A Stripe object id (product, price, session): 1 to 255 characters. */
-export const ZStripeId = z.string().min(1).max(255);
+export const ZStripeId = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine(...WELL_FORMED);
 
 const ZProductId = ZStripeId.meta({ description: 'Stripe product id.', example: 'prod_Qx12AbCd' });
 const ZPriceId = ZStripeId.meta({ description: 'Stripe price id.', example: 'price_1Qx12AbCd' });
