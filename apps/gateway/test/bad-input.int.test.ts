@@ -36,3 +36,20 @@ describe('lone UTF-16 surrogates in strings that reach URLs, mail headers or the
     });
   });
 });
+
+describe('malformed percent-encoding in a path', () => {
+  it.each([
+    ['DELETE', '/api/v1/keys/%E0%A4%A'],
+    ['DELETE', '/api/v1/keys/%ZZ'],
+  ])('%s %s is 400 validation failed without credentials, and no error-level log', async (method, path) => {
+    const res = await request(h.app)[method === 'DELETE' ? 'delete' : 'get'](path);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'validation failed',
+      request_id: expect.stringMatching(UUID),
+      details: [{ path: '(path)', message: 'malformed percent-encoding' }],
+    });
+    const lines = h.logs.lines.map((l) => JSON.parse(l) as { level: string; request_id?: string });
+    expect(lines.filter((l) => l.request_id === res.body.request_id && l.level === 'error')).toEqual([]);
+  });
+});

@@ -68,3 +68,17 @@ describe('lone UTF-16 surrogates in string fields', () => {
     });
   });
 });
+
+describe('malformed percent-encoding in a path', () => {
+  it('is 400 validation failed, logged without an error-level line', async () => {
+    const res = await request(h.app).get('/api/v1/subscriptions/%E0%A4%A/prod_1').set('X-API-Key', API_KEY);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'validation failed',
+      request_id: expect.stringMatching(UUID),
+      details: [{ path: '(path)', message: 'malformed percent-encoding' }],
+    });
+    const lines = h.logs.lines.map((l) => JSON.parse(l) as { level: string; request_id?: string });
+    expect(lines.filter((l) => l.request_id === res.body.request_id && l.level === 'error')).toEqual([]);
+  });
+});

@@ -1,10 +1,25 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { AppError, type ErrorDetail } from './app-error';
+import type { ErrorCode } from './codes';
 
 export type ErrorBody = { error: string; request_id: string; details?: ErrorDetail[] };
 
-type BodyParserError = Error & { type?: string; status?: number; expose?: boolean };
+type BodyParserError = Error & { type?: string; status?: number; statusCode?: number; expose?: boolean };
+
+/** Our code for a 4xx that a library (router, body parser) raised without a type we know. */
+const CODE_OF_CLIENT_STATUS: Partial<Record<number, ErrorCode>> = {
+  400: 'validation_failed',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+function httpStatusOf(e: BodyParserError | undefined): number | undefined {
+  const status = e?.status ?? e?.statusCode;
+  return typeof status === 'number' ? status : undefined;
+}
 
 function requestIdOf(res: { locals: Record<string, unknown> }): string {
   const id = res.locals.requestId;
@@ -33,8 +48,17 @@ export function toAppError(err: unknown): AppError {
     case 'request.aborted':
       return new AppError('deserialization_error', { message: 'request aborted', cause: err });
   }
-  if (e && typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
-    return new AppError('deserialization_error', { cause: err });
+  const status = httpStatusOf(e);
+  // The router refuses a path parameter it cannot decode (`%E0%A4%A`, `%ZZ`) with a 400 URIError.
+  if (err instanceof URIError && status === 400)
+    return new AppError('validation_failed', {
+      details: [{ path: '(path)', message: 'malformed percent-encoding' }],
+      cause: err,
+    });
+  if (status !== undefined && status >= 400 && status < 500) {
+    if (e.expose) return new AppError('deserialization_error', { cause: err });
+    const code = CODE_OF_CLIENT_STATUS[status];
+    if (code) return new AppError(code, { cause: err });
   }
   return new AppError('internal', { cause: err });
 }
