@@ -1,5 +1,13 @@
+import { signWebhookPayload } from '@platform/testing';
 import request from 'supertest';
-import { API_KEY, type Harness, newUserId, seedCatalog, startHarness } from './support/harness';
+import {
+  API_KEY,
+  type Harness,
+  newUserId,
+  seedCatalog,
+  startHarness,
+  WEBHOOK_SECRET,
+} from './support/harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -80,5 +88,58 @@ describe('malformed percent-encoding in a path', () => {
     });
     const lines = h.logs.lines.map((l) => JSON.parse(l) as { level: string; request_id?: string });
     expect(lines.filter((l) => l.request_id === res.body.request_id && l.level === 'error')).toEqual([]);
+  });
+});
+
+describe('signed webhooks of an unexpected shape', () => {
+  const deliver = (event: unknown) => {
+    const raw = JSON.stringify(event);
+    return request(h.app)
+      .post('/webhooks/stripe')
+      .set('Content-Type', 'application/json')
+      .set('Stripe-Signature', signWebhookPayload(raw, WEBHOOK_SECRET))
+      .send(raw);
+  };
+  const now = () => Math.floor(Date.now() / 1000);
+  const envelope = (over: Record<string, unknown>) => ({
+    id: `evt_shape_${newUserId()}`,
+    object: 'event',
+    type: 'customer.subscription.updated',
+    created: now(),
+    data: { object: { id: 'sub_1', object: 'subscription' } },
+    ...over,
+  });
+
+  it.each([
+    ['no data', { data: undefined }, 'data'],
+    ['data without an object', { data: {} }, 'data.object'],
+    ['a non-object data.object', { data: { object: 'sub_1' } }, 'data.object'],
+    ['a numeric type', { type: 42 }, 'type'],
+    ['an array type', { type: [1, 2, { a: 1 }] }, 'type'],
+    ['a string created', { created: 'yesterday' }, 'created'],
+    ['a numeric id', { id: 7 }, 'id'],
+  ])('%s is 422 deserialization error and records nothing', async (_label, over, field) => {
+    const event = envelope(over);
+    const res = await deliver(event);
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({
+      error: 'deserialization error',
+      request_id: expect.stringMatching(UUID),
+      details: [expect.objectContaining({ path: field })],
+    });
+    expect(await h.prisma.webhookEvent.count({ where: { id: String(event.id) } })).toBe(0);
+  });
+
+  it.each([
+    ['a numeric subscription id', { id: 42, object: 'subscription' }],
+    ['an object subscription ref without an id', { id: 'cs_1', subscription: { nope: true } }],
+  ])('a handled event with %s is acknowledged and ignored', async (_label, object) => {
+    const type =
+      typeof object.id === 'number' ? 'customer.subscription.updated' : 'checkout.session.completed';
+    const event = envelope({ type, data: { object } });
+    const res = await deliver(event);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true });
+    expect(await h.prisma.webhookEvent.findUnique({ where: { id: event.id as string } })).not.toBeNull();
   });
 });

@@ -152,11 +152,20 @@ export const ZIdempotencyKey = z.string().min(1).max(255).meta({
   example: '0b6a2c1e-5d4f-4e8a-9f3b-7c2d1e0a9b8c',
 });
 
-/** Body of `POST /webhooks/stripe` as far as the service reads it; Stripe sends more. */
+/**
+ * Body of `POST /webhooks/stripe` as far as the service reads it; Stripe sends more.
+ * A signed body of another shape is refused (422) before anything reads it.
+ */
 export const ZStripeWebhookEvent = z
   .looseObject({
-    id: z.string().meta({ example: 'evt_1Qx12AbCd' }),
-    type: z.string().meta({ example: 'customer.subscription.updated' }),
+    id: z.string().min(1).max(255).meta({ example: 'evt_1Qx12AbCd' }),
+    type: z.string().max(255).meta({ example: 'customer.subscription.updated' }),
+    created: z
+      .number()
+      .int()
+      .nonnegative()
+      .meta({ description: 'Unix time in seconds.', example: 1763719200 }),
+    data: z.looseObject({ object: z.looseObject({}) }),
   })
   .meta({ id: 'StripeWebhookEvent', description: 'A Stripe event, verified against the raw body.' });
 
