@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { AppError, type ErrorDetail } from './app-error';
 import type { ErrorCode } from './codes';
+import { isDependencyUnavailable } from './unavailable';
 
 export type ErrorBody = { error: string; request_id: string; details?: ErrorDetail[] };
 
@@ -60,6 +61,7 @@ export function toAppError(err: unknown): AppError {
     const code = CODE_OF_CLIENT_STATUS[status];
     if (code) return new AppError(code, { cause: err });
   }
+  if (isDependencyUnavailable(err)) return new AppError('service_unavailable', { cause: err });
   return new AppError('internal', { cause: err });
 }
 
@@ -78,8 +80,10 @@ export function errorHandler(opts: { logger?: Logger } = {}): ErrorRequestHandle
     }
     const appErr = toAppError(err);
     const log = (req as { log?: Logger }).log ?? opts.logger;
-    if (appErr.status >= 500) log?.error({ err }, 'request failed');
-    else if (appErr.code === 'internal') log?.error({ err }, 'request failed');
+    // A dependency being down is an operational state, reported by /health/ready: one warn line, no stack.
+    if (appErr.code === 'service_unavailable')
+      log?.warn({ err: { message: (err as Error)?.message } }, 'dependency unavailable');
+    else if (appErr.status >= 500) log?.error({ err }, 'request failed');
     const body: ErrorBody = { error: appErr.publicMessage, request_id: requestIdOf(res) };
     if (appErr.details && appErr.details.length > 0) body.details = appErr.details;
     if (appErr.headers) for (const [k, v] of Object.entries(appErr.headers)) res.setHeader(k, v);

@@ -1,8 +1,10 @@
 export * from './db';
 export * from './elevenlabs-fake';
+export * from './fault-load';
 export * from './http-server';
 export * from './kv';
 export * from './openai-fake';
+export * from './private-servers';
 export { type PromFamily, type PromMetric, parsePrometheusText } from './prometheus';
 export * from './smtp-capture';
 export * from './stripe-fake';

@@ -138,12 +138,21 @@ export type AiHarness = {
 
 let counter = 0;
 
-export async function startAiHarness(envOverrides: Record<string, string> = {}): Promise<AiHarness> {
+/** Servers other than the shared test ones, e.g. a private Redis or Postgres a fault test stops. */
+export type HarnessStorage = { databaseServerUrl?: string; redisUrl?: string };
+
+export async function startAiHarness(
+  envOverrides: Record<string, string> = {},
+  storage: HarnessStorage = {},
+): Promise<AiHarness> {
   const openai = await startOpenAIFake();
   const elevenlabs = await startElevenLabsFake();
-  const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
+  const database = await createTestDatabase({
+    migrationsDir: MIGRATIONS_DIR,
+    serverUrl: storage.databaseServerUrl,
+  });
   const prisma = new PrismaClient({ adapter: database.adapter });
-  const kv = createTestKv();
+  const kv = createTestKv({ url: storage.redisUrl });
   const logs = createMemoryDestination();
   const logger = createLogger({ service: 'gateway', destination: logs, level: 'debug' });
   // A long interval: tests flush explicitly, so rows appear exactly when a test expects them.
