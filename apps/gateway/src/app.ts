@@ -43,7 +43,10 @@ export function createApp(deps: GatewayDeps): Express {
   app.use('/api/v1', authRoutes(deps, deps.mailer ?? createMailer(deps.env, deps.logger)));
   app.use('/api/v1', apiKeyRoutes(deps));
   app.use('/api/v1', userRoutes(deps));
-  app.use('/api/v1', createAiApi(deps, { registry: metrics.registry }).router);
+  const ai = createAiApi(deps, { registry: metrics.registry });
+  app.use('/api/v1', ai.router);
+  // OpenAI's path layout, outside /api/v1; it answers its own errors (OpenAI's shape), 404s included.
+  app.use('/v1', ai.openAiCompat);
 
   app.use(notFoundHandler());
   app.use(errorHandler({ logger: deps.logger }));

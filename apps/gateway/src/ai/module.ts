@@ -4,6 +4,7 @@ import { Router } from 'express';
 import type { GatewayDeps } from '../app';
 import { authenticate, requireApiKey } from '../auth/api-key-auth';
 import { requireTrustedOrigin } from '../http/csrf';
+import { createOpenAiCompatRouter } from '../openai-compat/routes';
 import { parseMasterKeys } from '../provider-keys/crypto';
 import { createProviderKeyRouter } from '../provider-keys/routes';
 import { createProviderKeyService } from '../provider-keys/service';
@@ -55,15 +56,16 @@ function warnAboutMissingKeys(
 }
 
 /**
- * Builds the AI part of the API, mounted at /api/v1: `/ai/*` (chat, stream,
- * media), `/keys` (bring your own key) and `/usage`. Reads and validates the
- * lanes config and the master keys, so a bad config throws here and the
- * service does not start.
+ * Builds the AI part of the API: `router`, mounted at /api/v1, with `/ai/*`
+ * (chat, stream, media), `/keys` (bring your own key) and `/usage`; and
+ * `openAiCompat`, mounted at /v1, the OpenAI-compatible chat and models on the
+ * same runtime and guards. Reads and validates the lanes config and the
+ * master keys, so a bad config throws here and the service does not start.
  */
 export function createAiApi(
   deps: GatewayDeps,
   opts: { registry: Registry },
-): { router: Router; runtime: AiRuntime } {
+): { router: Router; openAiCompat: Router; runtime: AiRuntime } {
   const { env, logger, prisma, kv } = deps;
   const config = loadLanesConfig(env.AI_LANES_CONFIG, env.AI_ALLOWED_LANES);
   const masterKeys = env.PROVIDER_KEYS_MASTER_KEYS ? parseMasterKeys(env.PROVIDER_KEYS_MASTER_KEYS) : null;
@@ -91,11 +93,14 @@ export function createAiApi(
 
   // Key check and limits run before the body is parsed, so a refused caller
   // cannot make us read 10 MB.
-  const aiGuards = [
-    requireApiKey(deps),
-    requireAiLimits({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE, budget }),
-    jsonBody(AI_BODY_LIMIT),
-  ];
+  const limits = requireAiLimits({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE, budget });
+  const aiGuards = [requireApiKey(deps), limits, jsonBody(AI_BODY_LIMIT)];
+  // OpenAI's SDKs send the key as `Authorization: Bearer`.
+  const bearerKey = requireApiKey(deps, { bearer: true });
+  const openAiCompat = createOpenAiCompatRouter(runtime, {
+    guards: { chat: [bearerKey, limits, jsonBody(AI_BODY_LIMIT)], read: [bearerKey] },
+    logger,
+  });
   const sessionOrKey = authenticate(deps, { allow: ['session', 'api_key'] });
 
   const router = Router();
@@ -105,5 +110,5 @@ export function createAiApi(
     createProviderKeyRouter({ service: keys, auth: sessionOrKey, csrf: requireTrustedOrigin(deps) }),
   );
   router.use('/usage', createUsageRouter({ prisma, auth: sessionOrKey }));
-  return { router, runtime };
+  return { router, openAiCompat, runtime };
 }
