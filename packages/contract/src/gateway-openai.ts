@@ -121,12 +121,10 @@ export const ZOpenAiChatCompletion = z
     id: z.string().meta({ example: 'chatcmpl-3f1c2a4e-8d6b-4c1e-9a57-0b6e2d8f4a10' }),
     object: z.literal('chat.completion'),
     created: z.number().int(),
-    model: z
-      .string()
-      .meta({
-        description: '`<lane>/<model>` of the target that answered.',
-        example: 'free/llama-3.3-70b-versatile',
-      }),
+    model: z.string().meta({
+      description: '`<lane>/<model>` of the target that answered.',
+      example: 'free/llama-3.3-70b-versatile',
+    }),
     choices: z.array(
       z.object({
         index: z.number().int(),
@@ -165,12 +163,10 @@ export const ZOpenAiChatCompletionChunk = z
         finish_reason: z.string().nullable(),
       }),
     ),
-    usage: ZOpenAiUsage.nullable()
-      .optional()
-      .meta({
-        description:
-          'Only with `stream_options.include_usage`: null on every chunk but the last, whose `choices` is empty.',
-      }),
+    usage: ZOpenAiUsage.nullable().optional().meta({
+      description:
+        'Only with `stream_options.include_usage`: null on every chunk but the last, whose `choices` is empty.',
+    }),
   })
   .meta({ id: 'OpenAiChatCompletionChunk' });
 export type OpenAiChatCompletionChunk = z.infer<typeof ZOpenAiChatCompletionChunk>;
