@@ -1,3 +1,4 @@
+import { parsePrometheusText } from '@platform/testing';
 import OpenAI from 'openai';
 import { revokeApiKey } from '../src/api-keys/service';
 import {
@@ -171,7 +172,16 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
     });
   });
 
-  it('falls back from a failing provider to the next, plain and streamed', async () => {
+  it('falls back from a failing provider to the next, plain and streamed, and counts it in /metrics', async () => {
+    const fallbacks = async (endpoint: string) => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const family = parsePrometheusText(text).find((f) => f.name === 'ai_upstream_fallbacks_total');
+      const metric = family?.metrics.find(
+        (m) => m.labels?.endpoint === endpoint && m.labels.from_provider === 'groq',
+      );
+      return Number(metric?.value ?? 0);
+    };
+    const before = { chat: await fallbacks('chat'), stream: await fallbacks('stream') };
     h.openai.setFor('free-a', { status: 503 });
     h.openai.setFor('free-b', { content: 'from b', chunks: ['from', ' b'] });
     const completion = await sdk().chat.completions.create({ model: 'free', messages: hi });
@@ -191,6 +201,10 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
       'free-a 503',
       'free-b 200',
     ]);
+    expect({ chat: await fallbacks('chat'), stream: await fallbacks('stream') }).toEqual({
+      chat: before.chat + 1,
+      stream: before.stream + 1,
+    });
   });
 
   it('ends a stream that fails after it started with an error the SDK raises', async () => {
@@ -358,6 +372,55 @@ describe('parameters', () => {
       },
     });
     expect(h.openaiRequests()).toHaveLength(0);
+  });
+});
+
+describe('tool calls', () => {
+  const tools = [
+    { type: 'function' as const, function: { name: 'weather', parameters: { type: 'object' } } },
+  ];
+
+  it('returns the provider tool calls, plain and streamed, and takes the tool round trip back', async () => {
+    h.openai.set({ toolCalls: [{ name: 'weather', arguments: '{"city":"Oslo"}' }] });
+    const completion = await sdk().chat.completions.create({ model: 'free', messages: hi, tools });
+    expect(completion.choices[0]).toEqual({
+      index: 0,
+      message: {
+        role: 'assistant',
+        content: null,
+        refusal: null,
+        tool_calls: [
+          {
+            id: 'call_fake_0',
+            type: 'function',
+            function: { name: 'weather', arguments: '{"city":"Oslo"}' },
+          },
+        ],
+      },
+      logprobs: null,
+      finish_reason: 'tool_calls',
+    });
+
+    // A stream that carries only tool calls still starts (and can still fall back before it does).
+    const stream = await sdk().chat.completions.create({ model: 'free', messages: hi, tools, stream: true });
+    let args = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      args += chunk.choices[0]?.delta.tool_calls?.[0]?.function?.arguments ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect({ args, finish }).toEqual({ args: '{"city":"Oslo"}', finish: 'tool_calls' });
+
+    h.openai.set({ content: 'Sunny.' });
+    const call = completion.choices[0]?.message.tool_calls?.[0];
+    const followUp: OpenAI.ChatCompletionMessageParam[] = [
+      ...hi,
+      { role: 'assistant', content: null, tool_calls: call && call.type === 'function' ? [call] : [] },
+      { role: 'tool', tool_call_id: 'call_fake_0', content: '{"sky":"clear"}' },
+    ];
+    const answer = await sdk().chat.completions.create({ model: 'free', messages: followUp, tools });
+    expect(answer.choices[0]?.message.content).toBe('Sunny.');
+    expect(h.openaiRequests().at(-1)?.body).toMatchObject({ messages: followUp });
   });
 });
 
