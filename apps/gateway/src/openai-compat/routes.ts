@@ -1,5 +1,5 @@
 import type { Logger } from '@platform/logging';
-import { type RequestHandler, Router } from 'express';
+import { type Request, type RequestHandler, Router } from 'express';
 import { type AccountingBase, callerOf, requestIdOf, withAccounting } from '../ai/accounting';
 import { clientAbortSignal } from '../ai/client-signal';
 import type { AiRuntime } from '../ai/runtime';
@@ -17,7 +17,7 @@ export type OpenAiCompatGuards = {
   read: RequestHandler[];
 };
 
-function projectHeader(req: Parameters<RequestHandler>[0]): string | undefined {
+function projectHeader(req: Request): string | undefined {
   const value = req.headers['x-project-id'];
   return typeof value === 'string' ? value : undefined;
 }
