@@ -1,7 +1,8 @@
 import { buildGatewayOpenApi } from '@platform/contract';
 import type { KeyValueStore } from '@platform/db';
 import { errorHandler, notFoundHandler } from '@platform/errors';
-import { createServiceApp, healthRoutes, type Logger } from '@platform/logging';
+import type { Logger } from '@platform/logging';
+import { createServiceApp, healthRoutes } from '@platform/service-kit';
 import type { Express } from 'express';
 import { createAiApi } from './ai/module';
 import { apiKeyRoutes } from './api-keys/routes';

@@ -1,5 +1,5 @@
-import { jsonBody } from '@platform/errors';
 import type { Registry } from '@platform/logging';
+import { jsonBody } from '@platform/service-kit';
 import { Router } from 'express';
 import type { GatewayDeps } from '../app';
 import { authenticate, requireApiKey } from '../auth/api-key-auth';

@@ -4,7 +4,7 @@ import {
   ZCreateApiKeyRequest,
   ZRevokeApiKeyRequest,
 } from '@platform/contract';
-import { jsonBody } from '@platform/errors';
+import { jsonBody } from '@platform/service-kit';
 import { Router } from 'express';
 import { authenticate, requireAuthOf } from '../auth/api-key-auth';
 import type { AuthDeps } from '../auth/deps';

@@ -6,7 +6,8 @@ import {
   ZRequestMagicLinkRequest,
   ZVerifyCodeRequest,
 } from '@platform/contract';
-import { AppError, isAppError, jsonBody } from '@platform/errors';
+import { AppError, isAppError } from '@platform/errors';
+import { jsonBody } from '@platform/service-kit';
 import express, { type Request, Router } from 'express';
 import { assertTrustedOrigin } from '../http/csrf';
 import { trustedOrigins } from '../http/origins';

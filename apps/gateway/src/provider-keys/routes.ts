@@ -1,5 +1,6 @@
 import { PROVIDERS, ZProviderKeyParams, ZStoreProviderKeyRequest } from '@platform/contract';
-import { AppError, jsonBody } from '@platform/errors';
+import { AppError } from '@platform/errors';
+import { jsonBody } from '@platform/service-kit';
 import { type RequestHandler, Router } from 'express';
 import { parseRequest } from '../ai/parse-request';
 import { requireAuthOf } from '../auth/api-key-auth';

@@ -1,9 +1,6 @@
+import { createHttpMetrics, type HttpMetrics, httpLogger, type Logger, requestId } from '@platform/logging';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { Logger } from 'pino';
-import { httpLogger } from './http-log';
-import { createHttpMetrics, type HttpMetrics } from './metrics';
-import { requestId } from './request-id';
 
 export type ServiceAppOptions = {
   service: string;

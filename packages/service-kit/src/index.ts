@@ -1,0 +1,5 @@
+export { EnvError, envFields, loadEnvOrExit, parseEnv } from './env';
+export { healthRoutes } from './health';
+export { jsonBody, rateLimitHandler } from './json-body';
+export { type RunServerOptions, runServer } from './server';
+export { createServiceApp, type ServiceAppOptions } from './service-app';
