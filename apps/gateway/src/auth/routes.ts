@@ -16,7 +16,7 @@ import type { Mailer } from '../mail/mailer';
 import { upsertUserByEmail } from '../users/repo';
 import { authenticate, requireAuthOf } from './api-key-auth';
 import { readCookie } from './cookies';
-import { type AuthDeps, clockOf } from './deps';
+import type { AuthDeps } from './deps';
 import { readLinkState } from './link-state';
 import { consumeMagicCode, isTrustedRedirect, requestMagicLink } from './magic-link';
 import { sendBadLinkPage, sendConfirmPage, sendSignedInPage } from './pages';
@@ -33,7 +33,7 @@ function clientIp(req: Request): string {
 /** Sign-in, session and logout routes, mounted under /api/v1. */
 export function authRoutes(deps: AuthDeps, mailer: Mailer): Router {
   const router = Router();
-  const sessionDeps: SessionDeps = { env: deps.env, prisma: deps.prisma, clock: clockOf(deps) };
+  const sessionDeps: SessionDeps = { env: deps.env, prisma: deps.prisma, clock: deps.clock };
   const allowedOrigins = trustedOrigins(deps.env);
   // Relative to the public URL, so it also works when the gateway sits under a path prefix.
   const verifyAction = new URL(`${deps.env.GATEWAY_PUBLIC_URL.replace(/\/+$/, '')}/api/v1/auth/verify-code`)
@@ -85,7 +85,7 @@ export function authRoutes(deps: AuthDeps, mailer: Mailer): Router {
         typeof rawState === 'string'
           ? await readLinkState(deps.env.GATEWAY_SECRET, rawState, {
               codeHash: consumed.codeHash,
-              now: clockOf(deps)(),
+              now: deps.clock(),
             })
           : undefined;
       if (redirect !== undefined && isTrustedRedirect(deps, redirect)) res.redirect(303, redirect);
