@@ -7,11 +7,10 @@ import {
   ZVerifyCodeRequest,
 } from '@platform/contract';
 import { AppError, isAppError } from '@platform/errors';
-import { jsonBody } from '@platform/service-kit';
+import { jsonBody, parseRequestPart } from '@platform/service-kit';
 import express, { type Request, Router } from 'express';
 import { assertTrustedOrigin } from '../http/csrf';
 import { trustedOrigins } from '../http/origins';
-import { parseBody } from '../http/validate';
 import type { Mailer } from '../mail/mailer';
 import { upsertUserByEmail } from '../users/repo';
 import { authenticate, requireAuthOf } from './api-key-auth';
@@ -42,7 +41,7 @@ export function authRoutes(deps: AuthDeps, mailer: Mailer): Router {
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 10 });
 
   router.post('/auth/request-magic-link', json, async (req, res) => {
-    const body = parseBody(ZRequestMagicLinkRequest, req.body);
+    const body = parseRequestPart(ZRequestMagicLinkRequest, req.body);
     await requestMagicLink(deps, mailer, {
       email: body.email,
       redirectUrl: body.redirect_url,
@@ -68,7 +67,7 @@ export function authRoutes(deps: AuthDeps, mailer: Mailer): Router {
     const ip = clientIp(req);
     await checkLimit(deps.kv, SIGN_IN_LIMITS.failedVerifyPerIp, ip);
     const isForm = req.is('application/x-www-form-urlencoded') === 'application/x-www-form-urlencoded';
-    const body = parseBody(ZVerifyCodeRequest, req.body);
+    const body = parseRequestPart(ZVerifyCodeRequest, req.body);
     let consumed: Awaited<ReturnType<typeof consumeMagicCode>>;
     try {
       consumed = await consumeMagicCode(deps, body.code);
