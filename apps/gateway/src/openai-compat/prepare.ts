@@ -9,10 +9,10 @@ import {
   ZOpenAiChatRequest,
 } from '@platform/contract';
 import { AppError } from '@platform/errors';
+import { parseRequestPart } from '@platform/service-kit';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { PreparedChat, UpstreamChatParams } from '../ai/chat-request';
 import { selectTargets, type Target } from '../ai/lanes';
-import { parseRequest } from '../ai/parse-request';
 import type { AiRuntime } from '../ai/runtime';
 import { modelNotFound } from './errors';
 import { resolveModel } from './models';
@@ -101,7 +101,7 @@ export function prepareOpenAiChat(
   projectHeader: string | undefined,
 ): PreparedOpenAiChat {
   refuseUnknownFields(body);
-  const request = parseRequest(ZOpenAiChatRequest, body);
+  const request = parseRequestPart(ZOpenAiChatRequest, body);
   const resolved = resolveModel(rt, request.model);
   if (!resolved) throw modelNotFound(request.model);
   const projectId = projectHeader ?? OPENAI_DEFAULT_PROJECT_ID;
