@@ -304,6 +304,23 @@ describe('errors in OpenAI shape', () => {
     expect(h.openaiRequests()).toHaveLength(0);
   });
 
+  it('lets allowlisted browser origins send the Bearer key and X-Project-Id', async () => {
+    const browser = await h.listen(h.startInstance({ GATEWAY_CORS_ORIGINS: 'http://app.test' }));
+    const res = await fetch(`${browser.url}/v1/chat/completions`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://app.test',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,x-project-id',
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('http://app.test');
+    expect(res.headers.get('access-control-allow-headers')?.split(',')).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'x-project-id']),
+    );
+  });
+
   it('answers an unknown /v1 path with 404 in OpenAI shape', async () => {
     const res = await fetch(`${url}/v1/embeddings`, {
       method: 'POST',
