@@ -12,7 +12,7 @@ import type { PrismaClient } from './generated/prisma/client';
 import { createMailer, type Mailer } from './mail';
 import { parseMasterKeys } from './provider-keys/crypto';
 import { createProviderKeyService, type ProviderKeyService } from './provider-keys/service';
-import { createTokenBudget } from './rate-limit/limits';
+import { createTokenBudget } from './rate-limit/token-budget';
 import { createUsageRecorder, type UsageRecorder } from './usage/recorder';
 
 export const SERVICE_NAME = 'gateway';
