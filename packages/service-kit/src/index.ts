@@ -1,5 +1,5 @@
 export { EnvError, envFields, loadEnvOrExit, parseEnv } from './env';
-export { healthRoutes } from './health';
+export { createHealthRouter } from './health';
 export { jsonBody } from './json-body';
 export { parseRequestPart } from './parse-request-part';
 export {

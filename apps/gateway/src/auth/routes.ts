@@ -30,7 +30,7 @@ function clientIp(req: Request): string {
 }
 
 /** Sign-in, session and logout routes, mounted under /api/v1. */
-export function authRoutes(deps: AuthDeps, mailer: Mailer): Router {
+export function createAuthRouter(deps: AuthDeps, mailer: Mailer): Router {
   const router = Router();
   const sessionDeps: SessionDeps = { env: deps.env, prisma: deps.prisma, clock: deps.clock };
   const allowedOrigins = trustedOrigins(deps.env);
