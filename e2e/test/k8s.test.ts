@@ -253,6 +253,7 @@ describe('infra/k8s', () => {
     // Three targets with the default 60 s upstream timeout each (AI_UPSTREAM_TIMEOUT_MS).
     const ai = find('Ingress', 'gateway-ai');
     expect(JSON.stringify(ai.spec)).toContain('"path":"/api/v1/ai/"');
+    expect(JSON.stringify(ai.spec)).toContain('"path":"/v1/"');
     expect(
       Number(ai.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-read-timeout']),
     ).toBeGreaterThan(180);

@@ -142,7 +142,7 @@ describe('through the reverse proxy', () => {
   it('routes each host name to its own service', async () => {
     const [payment, gateway] = await Promise.all([
       call({ host: PAYMENT_HOST, path: '/health' }),
-      call({ host: `${GATEWAY_HOST}:${proxy.port}`, path: '/health' }),
+      call({ host: `${GATEWAY_HOST}:${proxy.tlsPort}`, path: '/health' }),
     ]);
     expect(payment.status).toBe(200);
     expect(payment.json).toMatchObject({ status: 'ok', service: 'payment' });
@@ -256,7 +256,7 @@ describe('through the reverse proxy', () => {
     const apiKey = await signInWithApiKey();
     const pieces = ['one ', 'two ', 'three'];
     openai.set({ chunks: pieces, chunkDelayMs: 400 });
-    const stream = await openSse(proxy.port, {
+    const stream = await openSse(https(), {
       host: GATEWAY_HOST,
       path: '/v1/chat/completions',
       headers: { authorization: `Bearer ${apiKey}` },
