@@ -1,4 +1,5 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { createRedisStore, type RedisKeyValueStore } from '@platform/db';
 import {
   type OpenAIFake,
@@ -224,6 +225,24 @@ async function waitForLogged(requestIds: string[]): Promise<void> {
 }
 
 const addressOf = (instance: ServiceProcess) => `127.0.0.1:${instance.port}`;
+
+/** Resolves once nothing accepts connections on the port any more. */
+async function waitUntilRefusing(port: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once('error', () => resolve(true));
+    });
+    if (refused) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`port ${port} still accepts connections 10 s after SIGTERM`);
+}
 
 function checkoutBody(userId: string, priceId: string, productId: string) {
   return {
@@ -463,6 +482,8 @@ describe('one instance of each service goes away during traffic', () => {
 
     const [leaving, staying] = gateway;
     const exited = leaving.stop();
+    // The signal has been handled once the instance refuses new connections.
+    await waitUntilRefusing(leaving.port);
     const secondWave = Array.from({ length: 6 }, () => randomUUID());
     const second = secondWave.map(chat);
 
