@@ -423,6 +423,56 @@ describe('TLS at the proxy', () => {
     }
   });
 
+  it('streams server-sent events over HTTP/2, as browsers receive them, chunk by chunk', async () => {
+    const apiKey = await signInWithApiKey();
+    openai.set({ chunks: ['one ', 'two ', 'three'], chunkDelayMs: 400 });
+    const session = http2.connect(`https://127.0.0.1:${proxy.tlsPort}`, {
+      ca: certs.ca,
+      servername: GATEWAY_HOST,
+    });
+    try {
+      const payload = JSON.stringify({
+        lane: 'free',
+        project_id: 'e2e',
+        messages: [{ role: 'user', content: 'Count.' }],
+      });
+      const req = session.request({
+        ':method': 'POST',
+        ':path': '/api/v1/ai/chat/stream',
+        ':authority': GATEWAY_HOST,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'x-api-key': apiKey,
+      });
+      req.setEncoding('utf8');
+      const status = new Promise<number>((resolve) =>
+        req.on('response', (h) => resolve(Number(h[':status']))),
+      );
+      let text = '';
+      const firstChunk = new Promise<void>((resolve) =>
+        req.on('data', (chunk: string) => {
+          text += chunk;
+          if (text.includes('event: chunk')) resolve();
+        }),
+      );
+      const ended = new Promise<void>((resolve, reject) => {
+        req.on('end', resolve);
+        req.on('error', reject);
+      });
+      req.end(payload);
+      expect(await status).toBe(200);
+      await firstChunk;
+      // The first chunk is here while the provider is still generating: nothing buffered it.
+      const upstream = openai.requests.filter((r) => r.path === '/v1/chat/completions').at(-1);
+      expect(upstream?.completed).toBe(false);
+      await ended;
+      expect(text).toContain('event: done');
+    } finally {
+      session.close();
+      openai.reset();
+    }
+  });
+
   it('negotiates TLS 1.3, and TLS 1.2 only with a forward-secret AEAD cipher', async () => {
     const handshake = (options: tls.ConnectionOptions) =>
       new Promise<{ protocol: string | null; cipher: string }>((resolve, reject) => {
