@@ -1,30 +1,24 @@
-import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { connect } from 'node:net';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createRedisStore, type RedisKeyValueStore } from '@platform/db';
 import {
-  type OpenAIFake,
-  type SmtpCapture,
-  type StripeFake,
-  startOpenAIFake,
-  startSmtpCapture,
-  startStripeFake,
-} from '@platform/testing';
-import { type ProxyRequest, type ProxyResponse, proxyRequest } from './support/http';
-import { findFreePort, type NginxProxy, startNginx } from './support/nginx';
-import {
-  createServiceStorage,
-  type ServiceProcess,
-  type ServiceStorage,
-  startService,
-} from './support/services';
-import { createTestCertificates, type TestCertificates } from './support/tls';
+  addressOf,
+  type Fleet,
+  GATEWAY_HOST,
+  PAYMENT_HOST,
+  startFleet,
+  waitUntilRefusing,
+} from './support/fleet';
+import type { ProxyResponse } from './support/http';
+import type { ServiceProcess } from './support/services';
 
 // Two instances of each service, in production mode, on one Postgres database
 // per service and one Redis, behind Debian's nginx with the shipped config
 // (one upstream server per instance). What must hold for the whole fleet is
 // checked by sending the steps of one scenario to different instances on
 // purpose (A, then B); the proxy's share of the work is read from its access
-// log. At the end one instance of each service goes away mid-traffic.
+// log. At the end one instance of each service goes away mid-traffic. All
+// scenarios share one fleet (four service processes start once per file),
+// hence one file.
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL;
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -34,112 +28,44 @@ if (!DATABASE_URL || !REDIS_URL) {
   );
 }
 
-const PAYMENT_HOST = 'payment.localhost';
-const GATEWAY_HOST = 'gateway.localhost';
-const PROVIDERS = ['openrouter', 'groq', 'cerebras', 'google', 'openai'];
 const AI_RATE_LIMIT = 30;
 const DAILY_TOKENS = 100;
 const PAYMENT_RATE_LIMIT = 20;
 // One key for the payment rate-limit scenario, one for everything else: limits are per key.
 const PAYMENT_KEY_LIMITED = `e2e-scale-limited-${randomBytes(8).toString('hex')}`;
 const PAYMENT_KEY = `e2e-scale-payment-${randomBytes(8).toString('hex')}`;
-// The services keep their fixed key prefixes in the shared Redis; every
-// identity below (users, keys, client address) is new in each run, so no
-// counter of another run or test file is ever read.
-const CLIENT_ADDRESS = `127.${randomInt(1, 255)}.${randomInt(0, 255)}.${randomInt(1, 255)}`;
 
-let stripe: StripeFake;
-let openai: OpenAIFake;
-let smtp: SmtpCapture;
-let certs: TestCertificates;
+let fleet: Fleet;
 let redis: RedisKeyValueStore;
-const storages: ServiceStorage[] = [];
-const instances: ServiceProcess[] = [];
-let payment: [ServiceProcess, ServiceProcess];
-let gateway: [ServiceProcess, ServiceProcess];
-let proxy: NginxProxy;
-let publicUrl: string;
-
-/** Through the proxy, over HTTPS: as a client on the internet sends it. */
-const viaProxy = (req: Omit<ProxyRequest, 'localAddress'>) =>
-  proxyRequest({ port: proxy.tlsPort, ca: certs.ca }, { ...req, localAddress: CLIENT_ADDRESS });
-/** Straight to one instance, as the proxy would hand it over. */
-const direct = (instance: ServiceProcess, req: Omit<ProxyRequest, 'localAddress'>) =>
-  proxyRequest(instance.port, { ...req, localAddress: CLIENT_ADDRESS });
-
-function providerKeys(): Record<string, string> {
-  return Object.fromEntries(PROVIDERS.map((p) => [`${p.toUpperCase()}_API_KEY`, `sk-e2e-${p}-server-key`]));
-}
-
-async function startPair(
-  name: 'payment' | 'gateway',
-  env: Record<string, string>,
-): Promise<[ServiceProcess, ServiceProcess]> {
-  // Started together on an empty database: both apply migrations at start, under one advisory lock.
-  const started = await Promise.allSettled([startService(name, env), startService(name, env)]);
-  for (const result of started) if (result.status === 'fulfilled') instances.push(result.value);
-  for (const result of started) if (result.status === 'rejected') throw result.reason;
-  return started.map((r) => (r as PromiseFulfilledResult<ServiceProcess>).value) as [
-    ServiceProcess,
-    ServiceProcess,
-  ];
-}
+// Shorthands, set once the fleet runs.
+let payment: Fleet['payment'];
+let gateway: Fleet['gateway'];
+let viaProxy: Fleet['viaProxy'];
+let direct: Fleet['direct'];
 
 beforeAll(async () => {
-  [stripe, openai, smtp] = await Promise.all([startStripeFake(), startOpenAIFake(), startSmtpCapture()]);
-  certs = createTestCertificates([PAYMENT_HOST, GATEWAY_HOST]);
-  redis = createRedisStore({ url: REDIS_URL, keyPrefix: 'gateway:' });
-  const [port, tlsPort] = [await findFreePort(), await findFreePort()];
-  publicUrl = `https://${GATEWAY_HOST}:${tlsPort}`;
-  const paymentStorage = await createServiceStorage('payment');
-  storages.push(paymentStorage);
-  const gatewayStorage = await createServiceStorage('gateway');
-  storages.push(gatewayStorage);
-  const common = { NODE_ENV: 'production', LOG_LEVEL: 'info', TRUST_PROXY_HOPS: '1', REDIS_URL };
-  [payment, gateway] = await Promise.all([
-    startPair('payment', {
-      ...common,
-      ...paymentStorage.env,
+  fleet = await startFleet({
+    redisUrl: REDIS_URL,
+    paymentEnv: {
       PAYMENT_MS_API_KEY: `${PAYMENT_KEY},${PAYMENT_KEY_LIMITED}`,
       PAYMENT_RATE_LIMIT_PER_MINUTE: String(PAYMENT_RATE_LIMIT),
       STRIPE_SECRET_KEY: 'sk_test_e2e_scale_out',
-      STRIPE_API_BASE: stripe.url,
-      STRIPE_MAX_NETWORK_RETRIES: '0',
-    }),
-    startPair('gateway', {
-      ...common,
-      ...gatewayStorage.env,
-      ...providerKeys(),
-      GATEWAY_PUBLIC_URL: publicUrl,
-      GATEWAY_SECRET: randomBytes(32).toString('hex'),
-      SMTP_URL: smtp.url,
-      AI_PROVIDER_BASE_URLS: PROVIDERS.map((p) => `${p}=${openai.baseURL}`).join(','),
+    },
+    gatewayEnv: {
       AI_RATE_LIMIT_PER_MINUTE: String(AI_RATE_LIMIT),
       AI_DAILY_TOKEN_BUDGET: String(DAILY_TOKENS),
-      PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    }),
-  ]);
-  proxy = await startNginx({
-    port,
-    tlsPort,
-    certFile: certs.certFile,
-    keyFile: certs.keyFile,
-    paymentHost: PAYMENT_HOST,
-    gatewayHost: GATEWAY_HOST,
-    paymentUpstream: payment.map((p) => `127.0.0.1:${p.port}`),
-    gatewayUpstream: gateway.map((g) => `127.0.0.1:${g.port}`),
+    },
   });
+  ({ payment, gateway, viaProxy, direct } = fleet);
+  redis = createRedisStore({ url: REDIS_URL, keyPrefix: 'gateway:' });
 }, 120_000);
 
 afterAll(async () => {
-  await proxy?.close();
-  await Promise.all(instances.map((s) => s.stop()));
-  await Promise.all(storages.map((s) => s.drop()));
-  await Promise.all([stripe?.close(), openai?.close(), smtp?.close(), redis?.close()]);
-  certs?.remove();
+  await fleet?.close();
+  await redis?.close();
 }, 60_000);
 
-afterEach(() => openai.reset());
+afterEach(() => fleet.openai.reset());
 
 type Session = { cookie: string; userId: string };
 
@@ -151,7 +77,7 @@ async function requestCode(email: string): Promise<string> {
     body: { email },
   });
   expect(requested.status).toBe(202);
-  const mail = await smtp.waitForMessage((m) => m.to.includes(email), 10_000);
+  const mail = await fleet.smtp.waitForMessage((m) => m.to.includes(email), 10_000);
   const code = new URL(/https?:\/\/\S+/.exec(mail.text)?.[0] ?? 'http://missing').searchParams.get('code');
   if (!code) throw new Error('no code in the mail');
   return code;
@@ -173,7 +99,7 @@ const createKey = (instance: ServiceProcess, session: Session) =>
   direct(instance, {
     host: GATEWAY_HOST,
     path: '/api/v1/auth/api-keys',
-    headers: { cookie: session.cookie, origin: publicUrl },
+    headers: { cookie: session.cookie, origin: fleet.publicUrl },
     body: { name: 'scale' },
   });
 
@@ -208,42 +134,6 @@ async function waitForTokens(userId: string, expected: number): Promise<void> {
   expect(await tokensUsed(userId)).toBe(expected);
 }
 
-/** Every access-log line of the given request ids, as `upstream=` lists. */
-function upstreamsOf(requestIds: string[]): string[] {
-  const lines = proxy.accessLog().split('\n');
-  return requestIds.map((id) => {
-    const line = lines.find((l) => l.includes(`rid=${id} `)) ?? '';
-    return /upstream=(.*?) upstream_status=/.exec(line)?.[1] ?? '';
-  });
-}
-
-async function waitForLogged(requestIds: string[]): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (upstreamsOf(requestIds).includes('') && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-const addressOf = (instance: ServiceProcess) => `127.0.0.1:${instance.port}`;
-
-/** Resolves once nothing accepts connections on the port any more. */
-async function waitUntilRefusing(port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const refused = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(false);
-      });
-      socket.once('error', () => resolve(true));
-    });
-    if (refused) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`port ${port} still accepts connections 10 s after SIGTERM`);
-}
-
 function checkoutBody(userId: string, priceId: string, productId: string) {
   return {
     user_id: userId,
@@ -256,8 +146,11 @@ function checkoutBody(userId: string, priceId: string, productId: string) {
 }
 
 function seedPlan(): { productId: string; priceId: string } {
-  const product = stripe.seedProduct({ id: `prod_scale_${randomBytes(4).toString('hex')}`, name: 'Pro' });
-  const price = stripe.seedPrice({
+  const product = fleet.stripe.seedProduct({
+    id: `prod_scale_${randomBytes(4).toString('hex')}`,
+    name: 'Pro',
+  });
+  const price = fleet.stripe.seedPrice({
     id: `price_scale_${randomBytes(4).toString('hex')}`,
     product: product.id,
     unit_amount: 900,
@@ -286,14 +179,14 @@ describe('two instances of each service behind one proxy', () => {
       ),
     );
     expect(responses.map((r) => r.status)).toEqual(ids.map(() => 200));
-    await waitForLogged(ids);
-    const served = new Set(upstreamsOf(ids));
+    await fleet.waitForLogged(ids);
+    const served = new Set(fleet.upstreamsOf(ids));
     expect(served).toEqual(new Set([...payment, ...gateway].map(addressOf)));
   });
 
   it('counts the per-key AI rate limit once for the fleet: exactly the limit passes, spread over both', async () => {
     const { key } = await newApiKey(await signIn());
-    openai.set({ content: 'ok', usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } });
+    fleet.openai.set({ content: 'ok', usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } });
     const statuses: number[] = [];
     for (let i = 0; i < AI_RATE_LIMIT; i += 1)
       statuses.push((await chatOn(gateway[i % 2] as ServiceProcess, key)).status);
@@ -340,7 +233,10 @@ describe('two instances of each service behind one proxy', () => {
   it('charges the daily token budget to one counter: exact totals, refused on both once spent', async () => {
     const session = await signIn();
     const { key } = await newApiKey(session);
-    openai.set({ content: 'ok', usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 } });
+    fleet.openai.set({
+      content: 'ok',
+      usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
+    });
     // 0, 30, 60 and 90 tokens used before each call: all under 100.
     for (let i = 0; i < 4; i += 1) {
       const res = await chatOn(gateway[i % 2] as ServiceProcess, key);
@@ -364,7 +260,7 @@ describe('two instances of each service behind one proxy', () => {
     const revoked = await direct(gateway[0], {
       host: GATEWAY_HOST,
       path: '/api/v1/auth/api-keys/revoke',
-      headers: { cookie: session.cookie, origin: publicUrl },
+      headers: { cookie: session.cookie, origin: fleet.publicUrl },
       body: { key_id: keyId },
     });
     expect(revoked.status).toBe(200);
@@ -421,10 +317,12 @@ describe('two instances of each service behind one proxy', () => {
       ),
     );
     expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
-    const customers = [...stripe.store.customers.values()].filter((c) => c.metadata.user_id === userId);
+    const customers = [...fleet.stripe.store.customers.values()].filter((c) => c.metadata.user_id === userId);
     expect(customers).toHaveLength(1);
     const sessions = results.map((r) =>
-      stripe.store.checkoutSessions.get((r.json as { checkout_session_id: string }).checkout_session_id),
+      fleet.stripe.store.checkoutSessions.get(
+        (r.json as { checkout_session_id: string }).checkout_session_id,
+      ),
     );
     expect(new Set(sessions.map((s) => s?.customer))).toEqual(new Set([customers[0]?.id]));
   });
@@ -442,12 +340,12 @@ describe('two instances of each service behind one proxy', () => {
       });
     const first = await checkout(payment[0], checkoutBody(userId, priceId, productId));
     expect(first.status).toBe(200);
-    const sessionsBefore = stripe.counters.checkoutSessions;
+    const sessionsBefore = fleet.stripe.counters.checkoutSessions;
 
     const retry = await checkout(payment[1], checkoutBody(userId, priceId, productId));
     expect(retry.status).toBe(200);
     expect(retry.json).toEqual(first.json);
-    expect(stripe.counters.checkoutSessions).toBe(sessionsBefore);
+    expect(fleet.stripe.counters.checkoutSessions).toBe(sessionsBefore);
 
     const changed = await checkout(payment[1], {
       ...checkoutBody(userId, priceId, productId),
@@ -460,7 +358,7 @@ describe('two instances of each service behind one proxy', () => {
 describe('one instance of each service goes away during traffic', () => {
   it('drains a gateway instance on SIGTERM: its requests finish, new ones go to the other, none is lost', async () => {
     const { key } = await newApiKey(await signIn());
-    openai.set({
+    fleet.openai.set({
       content: 'slow',
       latencyMs: 1_000,
       usage: { prompt_tokens: 0, completion_tokens: 1, total_tokens: 1 },
@@ -472,7 +370,7 @@ describe('one instance of each service goes away during traffic', () => {
         headers: { 'x-api-key': key, 'x-request-id': id },
         body: CHAT,
       });
-    const upstreamCalls = () => openai.requests.filter((r) => r.path === '/v1/chat/completions').length;
+    const upstreamCalls = () => fleet.openai.requests.filter((r) => r.path === '/v1/chat/completions').length;
     const before = upstreamCalls();
     const firstWave = Array.from({ length: 6 }, () => randomUUID());
     const first = firstWave.map(chat);
@@ -491,11 +389,12 @@ describe('one instance of each service goes away during traffic', () => {
     expect(responses.map((r) => r.status)).toEqual(responses.map(() => 200));
     expect(await exited).toBe(0);
 
-    await waitForLogged([...firstWave, ...secondWave]);
+    await fleet.waitForLogged([...firstWave, ...secondWave]);
     // The leaving instance had part of the first wave and finished it before it exited.
-    expect(upstreamsOf(firstWave)).toContain(addressOf(leaving));
+    expect(fleet.upstreamsOf(firstWave)).toContain(addressOf(leaving));
     // Whatever came after the signal was answered by the other one.
-    for (const upstream of upstreamsOf(secondWave)) expect(upstream.endsWith(addressOf(staying))).toBe(true);
+    for (const upstream of fleet.upstreamsOf(secondWave))
+      expect(upstream.endsWith(addressOf(staying))).toBe(true);
   });
 
   it('routes around a crashed payment instance: every checkout sent afterwards is answered, once', async () => {
@@ -504,7 +403,7 @@ describe('one instance of each service goes away during traffic', () => {
     expect(await crashed.kill('SIGKILL')).toBeNull();
 
     const ids = Array.from({ length: 10 }, () => randomUUID());
-    const sessionsBefore = stripe.counters.checkoutSessions;
+    const sessionsBefore = fleet.stripe.counters.checkoutSessions;
     const responses = await Promise.all(
       ids.map((id) =>
         viaProxy({
@@ -516,10 +415,10 @@ describe('one instance of each service goes away during traffic', () => {
       ),
     );
     expect(responses.map((r) => r.status)).toEqual(ids.map(() => 200));
-    expect(stripe.counters.checkoutSessions).toBe(sessionsBefore + ids.length);
+    expect(fleet.stripe.counters.checkoutSessions).toBe(sessionsBefore + ids.length);
 
-    await waitForLogged(ids);
-    const upstreams = upstreamsOf(ids);
+    await fleet.waitForLogged(ids);
+    const upstreams = fleet.upstreamsOf(ids);
     // nginx tried the dead instance (connection refused), then handed the request to the live one.
     expect(upstreams).toContain(`${addressOf(crashed)}, ${addressOf(surviving)}`);
     for (const upstream of upstreams) expect(upstream.endsWith(addressOf(surviving))).toBe(true);
