@@ -7,6 +7,7 @@ import { createAiApi } from './ai/module';
 import { apiKeyRoutes } from './api-keys/routes';
 import { authRoutes } from './auth/routes';
 import type { Clock } from './auth/types';
+import { consoleRoutes } from './console/routes';
 import type { GatewayEnv } from './env';
 import type { PrismaClient } from './generated/prisma/client';
 import { corsPolicy } from './http/cors';
@@ -44,6 +45,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use('/api/v1', apiKeyRoutes(deps));
   app.use('/api/v1', userRoutes(deps));
   app.use('/api/v1', createAiApi(deps, { registry: metrics.registry }).router);
+  app.use(consoleRoutes(deps));
 
   app.use(notFoundHandler());
   app.use(errorHandler({ logger: deps.logger }));

@@ -38,6 +38,8 @@ const GATEWAY_OPERATIONS = [
   'get /api/v1/auth/api-keys/list',
   'post /api/v1/auth/api-keys/revoke',
   'get /api/v1/usage',
+  'get /api/v1/usage/today',
+  'get /api/v1/config',
 ];
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;

@@ -104,6 +104,6 @@ export function createAiApi(
     '/keys',
     createProviderKeyRouter({ service: keys, auth: sessionOrKey, csrf: requireTrustedOrigin(deps) }),
   );
-  router.use('/usage', createUsageRouter({ prisma, auth: sessionOrKey }));
+  router.use('/usage', createUsageRouter({ prisma, auth: sessionOrKey, budget }));
   return { router, runtime };
 }
