@@ -24,7 +24,8 @@ function Chart(props: { totals: DayTotal[] }) {
   const height = 160;
   const top = 16;
   const bottom = 24;
-  const max = Math.max(1, ...props.totals.map((t) => t.tokens));
+  const peak = Math.max(0, ...props.totals.map((t) => t.tokens));
+  const max = Math.max(1, peak);
   const slot = width / props.totals.length;
   const sum = props.totals.reduce((s, t) => s + t.tokens, 0);
   const first = props.totals[0]?.day ?? '';
@@ -34,11 +35,11 @@ function Chart(props: { totals: DayTotal[] }) {
       class="chart"
       viewBox={`0 0 ${width} ${height}`}
       role="img"
-      aria-label={`Tokens per day from ${first} to ${last}: ${formatNumber(sum)} in total, at most ${formatNumber(max)} on one day.`}
+      aria-label={`Tokens per day from ${first} to ${last}: ${formatNumber(sum)} in total, at most ${formatNumber(peak)} on one day.`}
     >
       <line class="axis" x1={0} x2={width} y1={height - bottom} y2={height - bottom} />
       <text class="label" x={0} y={top - 4}>
-        {formatNumber(max)} tokens
+        {formatNumber(peak)} tokens
       </text>
       {props.totals.map((t, i) => {
         const h = ((height - top - bottom) * t.tokens) / max;
