@@ -2,7 +2,7 @@ import path from 'node:path';
 import { type GatewayConfigResponse, MAX_API_KEYS_PER_USER } from '@platform/contract';
 import { AppError } from '@platform/errors';
 import express, { type Response, Router } from 'express';
-import type { GatewayDeps } from '../app';
+import type { GatewayDeps } from '../deps';
 
 /**
  * The console's own policy, stricter than helmet's default: scripts, styles
@@ -55,8 +55,7 @@ function consoleHeaders(res: Response, file: string): void {
 export function consoleRoutes(deps: GatewayDeps): Router {
   const router = Router();
   const dir = resolveConsoleDir(deps.env.GATEWAY_CONSOLE_DIR);
-  // main.ts hands its mailer in; otherwise the app makes one from SMTP_URL the same way.
-  const mailDelivery = deps.mailer?.kind ?? (deps.env.SMTP_URL ? 'smtp' : 'log');
+  const mailDelivery = deps.mailer.kind;
 
   router.get('/api/v1/config', (_req, res) => {
     res.json({

@@ -1,6 +1,6 @@
 import { type UsageResponse, type UsageTodayResponse, ZUsageQuery } from '@platform/contract';
+import { parseRequestPart } from '@platform/service-kit';
 import { type RequestHandler, Router } from 'express';
-import { parseRequest } from '../ai/parse-request';
 import type { TokenBudget } from '../ai/runtime';
 import { requireAuthOf } from '../auth/api-key-auth';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -19,7 +19,7 @@ export function createUsageRouter(opts: {
 }): Router {
   const router = Router();
   router.get('/', opts.auth, async (req, res) => {
-    const query = parseRequest(ZUsageQuery, req.query);
+    const query = parseRequestPart(ZUsageQuery, req.query);
     const usage = await summariseUsage(opts.prisma, {
       userId: requireAuthOf(res).userId,
       from: query.from,
