@@ -63,6 +63,14 @@ const WORDS: Record<string, string> = {
   'messages cannot be empty': 'Write a message first.',
   'message content exceeds maximum length': 'The message is too long (at most 64 KB).',
   'upstream AI service timed out': 'The AI provider did not answer in time. Try again in a moment.',
+  'upstream AI service unavailable':
+    'No AI provider of this lane could answer. The gateway may have no provider key for it: store your own under Provider keys, or ask the operator.',
+  'upstream AI service error': 'The AI provider failed. Try again in a moment.',
+  'upstream AI service rejected the request':
+    'The AI provider refused this request (check the message and the lane).',
+  'project_id exceeds 128 characters': 'The project id is too long (at most 128 characters).',
+  'payload too large': 'That is too large to send.',
+  forbidden: 'You are not allowed to do that.',
   'redirect_url is not allowed': 'The sign-in link cannot send you to that address.',
   'internal error': 'The gateway failed on its side. Try again; if it keeps failing, report the request id.',
 };
