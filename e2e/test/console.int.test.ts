@@ -276,6 +276,12 @@ describe('the web console in Chromium', () => {
 
     // No CSP refusal and no script error on the way.
     expect(problems).toEqual([]);
+    // The access log masks the code the browser brought in the URL, and no key is ever logged.
+    const output = (gateway as ServiceProcess).output();
+    expect(output).toContain('"url":"/?code=');
+    expect(output).not.toContain(link.searchParams.get('code'));
+    expect(output).not.toContain(plaintext);
+    expect(output).not.toContain(providerSecret);
     await context.close();
   }, 120_000);
 
