@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '@platform/errors';
+import { consumeLimit } from '@platform/service-kit';
 import { originOf, trustedOrigins } from '../http/origins';
 import type { Mailer } from '../mail/mailer';
 import type { AuthDeps } from './deps';
 import { signLinkState } from './link-state';
-import { consumeLimit, SIGN_IN_LIMITS } from './rate-limits';
+import { SIGN_IN_LIMITS } from './sign-in-limits';
 
 /**
  * Where a link with a redirect_url points: a confirm page that posts the code

@@ -52,7 +52,7 @@ function consoleHeaders(res: Response, file: string): void {
  * origin as the API, so the session cookie and the Origin check need nothing
  * extra) and `GET /api/v1/config`, the public settings its sign-in form reads.
  */
-export function consoleRoutes(deps: GatewayDeps): Router {
+export function createConsoleRouter(deps: GatewayDeps): Router {
   const router = Router();
   const dir = resolveConsoleDir(deps.env.GATEWAY_CONSOLE_DIR);
   const mailDelivery = deps.mailer.kind;
