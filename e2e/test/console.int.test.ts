@@ -215,13 +215,24 @@ describe('the web console in Chromium', () => {
     expect(await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }))).toBe('{}');
 
     // 5. Revoke the key in the page; the next call from Node gets 401 invalid api key.
-    await page.getByRole('button', { name: 'Revoke key ci' }).click();
+    const revokeButton = page.getByRole('button', { name: 'Revoke key ci' });
+    await revokeButton.click();
     const confirm = page.getByRole('alertdialog');
     await confirm.waitFor();
-    // Cancel has focus first, so a stray Enter does not revoke.
+    // Cancel has focus first, so a stray Enter does not revoke; Escape closes without revoking.
     expect(await focusedText(page)).toBe('Cancel');
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached' });
+    await page.waitForFunction(() => document.activeElement?.id === 'api-keys-title');
+    expect(await row.textContent()).toContain('active');
+    // Again, by keyboard only: Tab from Cancel to the confirming button, then Enter.
+    await revokeButton.focus();
+    await page.keyboard.press('Enter');
+    await confirm.waitFor();
     await screenshot(page, 'revoke-confirm');
-    await confirm.getByRole('button', { name: 'Revoke key', exact: true }).click();
+    await page.keyboard.press('Tab');
+    expect(await focusedText(page)).toBe('Revoke key');
+    await page.keyboard.press('Enter');
     await confirm.waitFor({ state: 'detached' });
     await row.getByText('revoked').waitFor();
     await page.waitForFunction(() => document.activeElement?.id === 'api-keys-title');
