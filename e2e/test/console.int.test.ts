@@ -1,7 +1,10 @@
 /// <reference lib="dom" />
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { type OpenAIFake, type SmtpCapture, startOpenAIFake, startSmtpCapture } from '@platform/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
@@ -11,6 +14,7 @@ import {
   screenshot,
   watchProblems,
 } from './support/browser';
+import { parseDotenv, ROOT } from './support/compose';
 import { findFreePort } from './support/nginx';
 import {
   createServiceStorage,
@@ -454,4 +458,49 @@ describe('the web console in Chromium', () => {
     ]);
     await context.close();
   }, 60_000);
+
+  it('with npm start defaults and no SMTP, says the link is in the gateway output, and that link signs in', async () => {
+    // config/local.env (what `npm start` loads) and the embedded database: no SMTP_URL, no Postgres, no Redis.
+    const localEnv = Object.fromEntries(
+      [...parseDotenv(fs.readFileSync(path.join(ROOT, 'config', 'local.env'), 'utf8'))].map(([k, v]) => [
+        k,
+        v.value,
+      ]),
+    );
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'console-local-'));
+    const port = await findFreePort();
+    const local = await startService(
+      'gateway',
+      { ...localEnv, DATA_DIR: dataDir, GATEWAY_PUBLIC_URL: `http://localhost:${port}` },
+      { port },
+    );
+    const context = await (browser as Browser).newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`http://localhost:${port}/`);
+      await page.getByText('Development mode: no SMTP server is configured').waitFor();
+      const email = uniqueEmail('local');
+      await page.getByLabel('E-mail address').fill(email);
+      await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+      await page.getByText("it was written to the gateway's output").waitFor();
+      await screenshot(page, 'local-link-in-output');
+      // The log mailer's block in the process output, as a person would copy it from the terminal.
+      let link: string | undefined;
+      for (let i = 0; i < 50 && !link; i++) {
+        const out = local.output();
+        const block = out.slice(out.indexOf(`To: ${email}`));
+        link = out.includes(`To: ${email}`) ? /https?:\/\/\S+/.exec(block)?.[0] : undefined;
+        if (!link) await page.waitForTimeout(100);
+      }
+      expect(local.output()).toContain('DEVELOPMENT ONLY - log mailer');
+      expect(link).toMatch(new RegExp(`^http://localhost:${port}/\\?code=`));
+      await page.goto(link ?? '');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByTestId('signed-in-email').filter({ hasText: email }).waitFor();
+    } finally {
+      await context.close();
+      await local.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
