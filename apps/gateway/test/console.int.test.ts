@@ -13,7 +13,9 @@ let withoutConsole: Express;
 
 /** A stand-in for the Vite build: the gateway only needs index.html and hashed assets. */
 function fakeBuild(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'gw-console-'));
+  // A parent folder named `assets` must not make index.html immutable.
+  const dir = path.join(mkdtempSync(path.join(tmpdir(), 'gw-console-')), 'assets', 'console');
+  mkdirSync(dir, { recursive: true });
   mkdirSync(path.join(dir, 'assets'));
   writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>console</title>');
   writeFileSync(path.join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');

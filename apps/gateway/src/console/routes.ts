@@ -38,12 +38,13 @@ export function resolveConsoleDir(configured: string | undefined): string | unde
   }
 }
 
+/** Headers of every console response; `file` is the path inside the console folder. */
 function consoleHeaders(res: Response, file: string): void {
   res.setHeader('Content-Security-Policy', CONSOLE_CSP);
   // The page's URL may carry a sign-in code; no Referer may take it anywhere.
   res.setHeader('Referrer-Policy', 'no-referrer');
   // File names under assets/ carry a content hash, so they never change.
-  const hashed = file.split(path.sep).includes('assets');
+  const hashed = file.split(path.sep)[0] === 'assets';
   res.setHeader('Cache-Control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
 }
 
@@ -72,7 +73,7 @@ export function createConsoleRouter(deps: GatewayDeps): Router {
       return;
     }
     const file = path.join(dir, 'index.html');
-    consoleHeaders(res, file);
+    consoleHeaders(res, 'index.html');
     res.sendFile(file, (err) => {
       if (!err) return;
       if (res.headersSent) return;
@@ -87,7 +88,7 @@ export function createConsoleRouter(deps: GatewayDeps): Router {
         index: false,
         redirect: false,
         dotfiles: 'ignore',
-        setHeaders: consoleHeaders,
+        setHeaders: (res, file) => consoleHeaders(res, path.relative(dir, file)),
       }),
     );
   }
