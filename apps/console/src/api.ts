@@ -39,7 +39,9 @@ export class ApiError extends Error {
   readonly retryAfter: number | undefined;
   constructor(status: number, body: Partial<ErrorBody>, retryAfter?: number) {
     const code = body.error ?? `HTTP ${status}`;
-    super(describeError(code, status, body, retryAfter));
+    const words = describeError(code, status, body, retryAfter);
+    // A failure on the gateway's side is worth reporting; the request id finds it in the logs.
+    super(status >= 500 && body.request_id ? `${words} (Request id: ${body.request_id})` : words);
     this.status = status;
     this.code = code;
     this.requestId = body.request_id;
