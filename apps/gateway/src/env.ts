@@ -1,4 +1,4 @@
-import { envFields, parseEnv } from '@platform/errors';
+import { envFields, parseEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Every environment variable of the gateway. docs/gateway-*.md mirror this schema. */
@@ -37,6 +37,9 @@ export const ZGatewayEnv = z
     /** smtp(s)://user:pass@host:port; unset outside production -> links are written to the log. */
     SMTP_URL: envFields.url().optional(),
     MAIL_FROM: z.string().default('AI Gateway <no-reply@localhost>'),
+
+    /** Folder of the built web console served at `/`; unset -> the dist/ of @platform/console. */
+    GATEWAY_CONSOLE_DIR: z.string().optional(),
 
     // --- AI -------------------------------------------------------------------
     /** Lanes a request may name. */

@@ -1,15 +1,15 @@
-export {
-  type Database,
-  type DbLogger,
-  type DbSession,
-  type OpenDatabaseOptions,
-  openDatabase,
-  type PgliteDatabase,
-  type PostgresDatabase,
-  type Row,
-  type SqlRunner,
-} from './database';
+export { openDatabase } from './database';
 export { loadPristineSnapshot } from './database-pglite';
+export type {
+  Database,
+  DbLogger,
+  DbSession,
+  OpenDatabaseOptions,
+  PgliteDatabase,
+  PostgresDatabase,
+  Row,
+  SqlRunner,
+} from './database-types';
 export { createKeyValueStore, type KeyValueStoreOptions } from './kv';
 export { createMemoryStore, type MemoryStoreOptions } from './kv-memory';
 export { createRedisStore, type RedisKeyValueStore, type RedisStoreOptions } from './kv-redis';
@@ -23,7 +23,6 @@ export {
   PRISMA_MIGRATIONS_TABLE_DDL,
 } from './migrate';
 export { type MigrationFile, readMigrationFiles, sha256Hex } from './migration-files';
-export { createRateLimitStore, type RedisClientHolder } from './rate-limit-store';
 export { diffDatabaseToSchema, diffEmptyToSchema, EMPTY_MIGRATION_MARKER } from './schema-diff';
 export { patchPgCharType, type SchemaEngineTarget } from './schema-engine';
 export {

@@ -1,9 +1,9 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import type { DbLogger } from './database';
+import type { DbLogger } from './database-types';
 import { checkIncrement, checkTtl } from './kv-checks';
 import type { KeyValueStore } from './kv-types';
 
-/** A KeyValueStore on Redis; `redis` is the raw client (e.g. for rate-limit-redis). */
+/** A KeyValueStore on Redis; `redis` is the raw client (tests use it to clean up their keys). */
 export type RedisKeyValueStore = KeyValueStore & {
   readonly kind: 'redis';
   readonly redis: Redis;

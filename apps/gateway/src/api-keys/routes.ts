@@ -4,23 +4,24 @@ import {
   ZCreateApiKeyRequest,
   ZRevokeApiKeyRequest,
 } from '@platform/contract';
-import { jsonBody } from '@platform/errors';
+import { jsonBody, parseRequestPart } from '@platform/service-kit';
 import { Router } from 'express';
 import { authenticate, requireAuthOf } from '../auth/api-key-auth';
 import type { AuthDeps } from '../auth/deps';
 import { requireTrustedOrigin } from '../http/csrf';
-import { parseBody } from '../http/validate';
-import { createApiKey, listApiKeys, revokeApiKey } from './service';
+import { createApiKey } from './create-api-key';
+import { listApiKeys } from './list-api-keys';
+import { revokeApiKey } from './revoke-api-key';
 
 /** API key management for signed-in users, mounted under /api/v1. */
-export function apiKeyRoutes(deps: AuthDeps): Router {
+export function createApiKeyRouter(deps: AuthDeps): Router {
   const router = Router();
   const session = authenticate(deps, { allow: ['session'] });
   const csrf = requireTrustedOrigin(deps);
   const json = jsonBody('4kb');
 
   router.post('/auth/api-keys', session, csrf, json, async (req, res) => {
-    const body = parseBody(ZCreateApiKeyRequest, req.body);
+    const body = parseRequestPart(ZCreateApiKeyRequest, req.body);
     const created = await createApiKey(deps, { userId: requireAuthOf(res).userId, ...body });
     res.status(201).json(created);
   });
@@ -30,7 +31,7 @@ export function apiKeyRoutes(deps: AuthDeps): Router {
   });
 
   router.post('/auth/api-keys/revoke', session, csrf, json, async (req, res) => {
-    const body = parseBody(ZRevokeApiKeyRequest, req.body);
+    const body = parseRequestPart(ZRevokeApiKeyRequest, req.body);
     await revokeApiKey(deps, { userId: requireAuthOf(res).userId, keyId: body.key_id });
     res.json({ key_id: body.key_id, status: 'revoked' } satisfies RevokeApiKeyResponse);
   });

@@ -1,11 +1,10 @@
 import { AppError } from '@platform/errors';
 import type { Request, RequestHandler, Response } from 'express';
-import { type AuthDeps, apiKeyVerifierFor, clockOf } from './deps';
-import { createKeyGuessingGuard, type KeyGuessingGuard } from './key-guessing';
+import type { AuthDeps } from './deps';
 import { resolveSession } from './sessions';
 import type { ApiKeyAuthContext, AuthContext } from './types';
 
-export { type AuthDeps, closeApiKeyAuth } from './deps';
+export type { AuthDeps } from './deps';
 export type { ApiKeyAuthContext, AuthContext, SessionAuthContext } from './types';
 export { authOf } from './types';
 
@@ -17,25 +16,25 @@ function apiKeyHeader(req: Request): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-const guards = new WeakMap<AuthDeps, KeyGuessingGuard>();
+const BEARER_PREFIX = 'bearer ';
 
-function guardFor(deps: AuthDeps): KeyGuessingGuard {
-  let guard = guards.get(deps);
-  if (!guard) {
-    guard = createKeyGuessingGuard(deps.kv);
-    guards.set(deps, guard);
-  }
-  return guard;
+/** The token of `Authorization: Bearer <token>` (scheme case-insensitive, as RFC 9110 says). */
+function bearerToken(req: Request): string | undefined {
+  const value = req.headers.authorization;
+  if (typeof value !== 'string' || value.length <= BEARER_PREFIX.length) return undefined;
+  if (value.slice(0, BEARER_PREFIX.length).toLowerCase() !== BEARER_PREFIX) return undefined;
+  const token = value.slice(BEARER_PREFIX.length).trim();
+  return token === '' ? undefined : token;
 }
 
 async function verifyApiKey(deps: AuthDeps, req: Request, key: string): Promise<ApiKeyAuthContext> {
   const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-  const guard = guardFor(deps);
+  const guard = deps.keyGuessing;
   await guard.before(ip);
   let auth: ApiKeyAuthContext | null = null;
   if (key.length <= MAX_KEY_LENGTH) {
     try {
-      auth = await apiKeyVerifierFor(deps).verify(key);
+      auth = await deps.apiKeys.verify(key);
     } catch (cause) {
       // Fail closed but honestly: the store is down, the key is not necessarily bad.
       throw new AppError('service_unavailable', { cause });
@@ -49,14 +48,16 @@ async function verifyApiKey(deps: AuthDeps, req: Request, key: string): Promise<
 }
 
 /**
- * For endpoints that take only `x-api-key` (AI, stored keys). No header ->
- * 401 `missing api key`; unknown or revoked -> 401 `invalid api key`; else
+ * For endpoints that take only an API key (AI, stored keys): `x-api-key`, and
+ * with `bearer` also `Authorization: Bearer <key>` (the OpenAI-compatible API;
+ * `x-api-key` wins when both are sent). No key -> 401 `missing api key`;
+ * unknown or revoked -> 401 `invalid api key`; else
  * `res.locals.auth = { kind: 'api_key', userId, apiKeyId, scope }`.
  * No database write happens here; see docs/gateway-auth.md for the caching.
  */
-export function requireApiKey(deps: AuthDeps): RequestHandler {
+export function requireApiKey(deps: AuthDeps, opts: { bearer?: boolean } = {}): RequestHandler {
   return async (req, res, next) => {
-    const key = apiKeyHeader(req);
+    const key = apiKeyHeader(req) ?? (opts.bearer ? bearerToken(req) : undefined);
     if (!key) throw new AppError('missing_api_key');
     res.locals.auth = await verifyApiKey(deps, req, key);
     next();
@@ -74,7 +75,7 @@ export type AuthMethodName = AuthContext['kind'];
 export function authenticate(deps: AuthDeps, opts: { allow: AuthMethodName[] }): RequestHandler {
   const allowKey = opts.allow.includes('api_key');
   const allowSession = opts.allow.includes('session');
-  const sessionDeps = { env: deps.env, prisma: deps.prisma, clock: clockOf(deps) };
+  const sessionDeps = { env: deps.env, prisma: deps.prisma, clock: deps.clock };
   return async (req, res, next) => {
     const key = allowKey ? apiKeyHeader(req) : undefined;
     if (key) {

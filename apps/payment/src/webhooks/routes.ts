@@ -1,10 +1,11 @@
 import { ZStripeWebhookEvent } from '@platform/contract';
 import { AppError } from '@platform/errors';
+import { parseRequestPart } from '@platform/service-kit';
 import express, { Router } from 'express';
 import type Stripe from 'stripe';
 import type { PaymentEnv } from '../env';
 import type { SyncDeps } from '../subscriptions/sync';
-import { parseInput } from '../validation';
+
 import { handleStripeEvent } from './handle-event';
 
 /** Stripe events are small; this is far above any real one and still bounds memory. */
@@ -20,7 +21,7 @@ type RequestLog = { info(obj: object, msg: string): void };
  * its content type. Without STRIPE_WEBHOOK_SECRET every delivery is refused
  * with 503 (Stripe retries), never accepted unverified.
  */
-export function webhookRoutes(deps: WebhookDeps): Router {
+export function createWebhookRouter(deps: WebhookDeps): Router {
   const router = Router();
   router.post(
     '/webhooks/stripe',
@@ -39,7 +40,7 @@ export function webhookRoutes(deps: WebhookDeps): Router {
         throw new AppError('webhook_signature_invalid', { cause: err });
       }
       // Signed is not the same as well-formed: the handler reads these fields.
-      parseInput(ZStripeWebhookEvent, event);
+      parseRequestPart(ZStripeWebhookEvent, event);
       const outcome = await handleStripeEvent(deps, event);
       (req as { log?: RequestLog }).log?.info(
         { eventId: event.id, type: event.type, outcome },
