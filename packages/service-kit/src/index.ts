@@ -11,5 +11,11 @@ export {
   recordHit,
   type WindowCounter,
 } from './rate-limit';
-export { type RunServerOptions, runServer } from './server';
+export {
+  createGracefulShutdown,
+  DRAIN_DEADLINE_EVENT,
+  type GracefulShutdownOptions,
+  type RunServerOptions,
+  runServer,
+} from './server';
 export { createServiceApp, type ServiceAppOptions } from './service-app';

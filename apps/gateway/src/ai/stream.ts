@@ -1,5 +1,6 @@
 import { type ChatUsage, STREAM_EVENTS } from '@platform/contract';
 import { ERROR_CODES } from '@platform/errors';
+import { DRAIN_DEADLINE_EVENT } from '@platform/service-kit';
 import type { Response } from 'express';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
@@ -29,8 +30,8 @@ export type StreamOutcome = {
   result: FallbackResult<unknown>;
 };
 
-/** The error a started stream ends with. */
-export type StreamErrorCode = 'upstream_timeout' | 'upstream_error';
+/** The error a started stream ends with; `service_unavailable` when the server shuts down under it. */
+export type StreamErrorCode = 'upstream_timeout' | 'upstream_error' | 'service_unavailable';
 
 /**
  * How one API writes a started stream. The relay (fallback, idle timeout,
@@ -114,6 +115,13 @@ export async function relayChatStream(
   const sse = openSse(res, { keepAliveMs: rt.keepAliveMs });
   let idleTimedOut = false;
   let failed = false;
+  // The server's drain deadline passed (SIGTERM): stop reading and say so as the last event.
+  let shuttingDown = false;
+  const onDrainDeadline = () => {
+    shuttingDown = true;
+    result.controller.abort();
+  };
+  res.once(DRAIN_DEADLINE_EVENT, onDrainDeadline);
   let idleTimer: NodeJS.Timeout | undefined;
   const armIdle = () => {
     idleTimer = setTimeout(() => {
@@ -138,6 +146,7 @@ export async function relayChatStream(
     rt.logger.warn({ error, provider: target.provider }, 'upstream stream failed after start');
   } finally {
     clearTimeout(idleTimer);
+    res.off(DRAIN_DEADLINE_EVENT, onDrainDeadline);
   }
 
   if (opts.clientSignal.aborted) {
@@ -145,13 +154,15 @@ export async function relayChatStream(
     return { status: 499, usage: state.usage, result };
   }
   // A stream that stops without a finish reason was cut off, not finished.
-  const errorCode: StreamErrorCode | null = idleTimedOut
-    ? 'upstream_timeout'
-    : failed || !state.finishReason
-      ? 'upstream_error'
-      : null;
+  const errorCode: StreamErrorCode | null = shuttingDown
+    ? 'service_unavailable'
+    : idleTimedOut
+      ? 'upstream_timeout'
+      : failed || !state.finishReason
+        ? 'upstream_error'
+        : null;
   if (errorCode) {
-    if (!failed && !idleTimedOut)
+    if (!failed && !idleTimedOut && !shuttingDown)
       rt.logger.warn({ provider: target.provider }, 'upstream stream ended early');
     await format.error(sse, errorCode);
     sse.end();
