@@ -198,7 +198,7 @@ describe('listing keys', () => {
       expect((await request(h.app).get('/api/v1/me').set('x-api-key', key)).status).toBe(200);
     const before = await h.prisma.apiKey.findUniqueOrThrow({ where: { id: key_id } });
     expect(before.lastUsedAt).toBeNull();
-    await h.deps.apiKeys.usage.flush();
+    await h.deps.apiKeys.lastUsed.flush();
     const listed = (await list(cookie)).body.keys.find((k: { key_id: string }) => k.key_id === key_id);
     expect(listed.last_used_at).toBe(h.clock.now().toISOString());
   });

@@ -17,7 +17,7 @@ import { createApp } from '../../../apps/gateway/src/app';
 import { buildGatewayDeps, closeGatewayDeps } from '../../../apps/gateway/src/deps';
 import { loadGatewayEnv } from '../../../apps/gateway/src/env';
 import { PrismaClient } from '../../../apps/gateway/src/generated/prisma/client';
-import { createUsageRecorder, type UsageRecorder } from '../../../apps/gateway/src/usage/recorder';
+import { createUsageRowWriter, type UsageRowWriter } from '../../../apps/gateway/src/usage/usage-row-writer';
 import { upsertUserByEmail } from '../../../apps/gateway/src/users/repo';
 // The same lanes and server keys as the gateway's integration tests: one model per target.
 import { SERVER_KEYS, TEST_LANES } from '../../../apps/gateway/test/support/ai-harness';
@@ -64,7 +64,7 @@ export async function startGatewayTarget(): Promise<GatewayTarget> {
   const kv = createTestKv();
   const logs = createLogSink();
   const logger = createLogger({ service: 'gateway', destination: logs, level: 'info' });
-  const usage = createUsageRecorder({ prisma, logger });
+  const usage = createUsageRowWriter({ prisma, logger });
   const lanesFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-gw-')), 'lanes.json');
   writeFileSync(lanesFile, JSON.stringify(TEST_LANES));
   const providers = ['openrouter', 'groq', 'cerebras', 'google', 'openai'];
@@ -87,13 +87,13 @@ export async function startGatewayTarget(): Promise<GatewayTarget> {
     ...SERVER_KEYS,
   });
   const base = { env, lanes: loadLanesConfig(env.AI_LANES_CONFIG, env.AI_ALLOWED_LANES), logger, prisma, kv };
-  const deps = buildGatewayDeps(base, { usage });
+  const deps = buildGatewayDeps(base, { usageRows: usage });
   const app = createApp(deps);
   const user = await upsertUserByEmail(prisma, `bench-${process.pid}@example.com`);
   const key = await createApiKey(deps, { userId: user.id, name: 'bench', scope: 'ai' });
   const listening = await listenOnLoopback(app);
-  const dropUsage: UsageRecorder = { record: () => {}, flush: async () => {}, close: async () => {} };
-  const ablation = buildGatewayDeps(base, { usage: dropUsage });
+  const dropUsage: UsageRowWriter = { record: () => {}, flush: async () => {}, close: async () => {} };
+  const ablation = buildGatewayDeps(base, { usageRows: dropUsage });
   const listeningWithoutUsage = await listenOnLoopback(createApp(ablation));
 
   return {

@@ -21,7 +21,7 @@ import { insertSession } from '../../src/auth/session-repo';
 import { hashSessionToken } from '../../src/auth/sessions';
 import type { GatewayDeps } from '../../src/deps';
 import { PrismaClient } from '../../src/generated/prisma/client';
-import { createUsageRecorder, type UsageRecorder } from '../../src/usage/recorder';
+import { createUsageRowWriter, type UsageRowWriter } from '../../src/usage/usage-row-writer';
 import { upsertUserByEmail } from '../../src/users/repo';
 import { type GatewayInstance, startGatewayInstance } from './gateway-app';
 
@@ -115,7 +115,7 @@ export type AiHarness = {
   kv: KeyValueStore;
   openai: OpenAIFake;
   elevenlabs: ElevenLabsFake;
-  usage: UsageRecorder;
+  usage: UsageRowWriter;
   logs: ReturnType<typeof createMemoryDestination>;
   /** A new user with an API key and a session cookie. */
   createCaller(): Promise<TestCaller>;
@@ -146,7 +146,7 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
   const logs = createMemoryDestination();
   const logger = createLogger({ service: 'gateway', destination: logs, level: 'debug' });
   // A long interval: tests flush explicitly, so rows appear exactly when a test expects them.
-  const usage = createUsageRecorder({ prisma, logger, flushIntervalMs: 60_000 });
+  const usage = createUsageRowWriter({ prisma, logger, flushIntervalMs: 60_000 });
   const lanesFile = writeTempJson('lanes.json', TEST_LANES);
   const baseUrls = baseUrlsFor(openai.baseURL, elevenlabs.url);
 
@@ -167,7 +167,7 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
         ...envOverrides,
         ...env,
       },
-      { usage },
+      { usageRows: usage },
     );
     instances.push(instance);
     return instance;
