@@ -237,6 +237,41 @@ describe('through the reverse proxy', () => {
     }
   });
 
+  it('streams the OpenAI-compatible /v1 unbuffered, ending with [DONE]', async () => {
+    const apiKey = await signInWithApiKey();
+    const pieces = ['one ', 'two ', 'three'];
+    openai.set({ chunks: pieces, chunkDelayMs: 400 });
+    const stream = await openSse(proxy.port, {
+      host: GATEWAY_HOST,
+      path: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: { model: 'free', stream: true, messages: [{ role: 'user', content: 'Count.' }] },
+    });
+    type Chunk = { object: string; choices: Array<{ delta: { content?: string } }> };
+    const contentOf = (data: unknown) => (data as Chunk).choices?.[0]?.delta.content ?? '';
+    try {
+      expect(stream.status).toBe(200);
+      let text = '';
+      while (text === '') {
+        const event = await stream.next();
+        expect(event).toMatchObject({ event: 'message', data: { object: 'chat.completion.chunk' } });
+        text += contentOf(event?.data);
+      }
+      expect(text).toBe('one ');
+      // Buffering anywhere on the way would hold this chunk until the upstream finished.
+      const upstream = openai.requests.filter((r) => r.path === '/v1/chat/completions').at(-1);
+      expect(upstream?.completed).toBe(false);
+
+      const rest = [];
+      for (let event = await stream.next(); event; event = await stream.next()) rest.push(event.data);
+      expect(text + rest.map(contentOf).join('')).toBe(pieces.join(''));
+      expect(rest.at(-1)).toBe('[DONE]');
+    } finally {
+      stream.close();
+      openai.reset();
+    }
+  });
+
   it('rate-limits by the client address nginx saw, not by the proxy address or a forged header', async () => {
     const verify = (localAddress: string, headers: Record<string, string> = {}) =>
       call({

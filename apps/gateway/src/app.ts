@@ -10,6 +10,7 @@ import { createAuthRouter } from './auth/routes';
 import { type GatewayDeps, SERVICE_NAME } from './deps';
 import { corsPolicy } from './http/cors';
 import { requireTrustedOrigin } from './http/csrf';
+import { createOpenAiCompatRouter } from './openai-compat/routes';
 import { createProviderKeyRouter } from './provider-keys/routes';
 import { requireAiLimits } from './rate-limit/limits';
 import { createUsageRouter } from './usage/routes';
@@ -26,7 +27,8 @@ export const AI_BODY_LIMIT = '10mb';
 
 /**
  * Mounts the gateway's routes on the deps main.ts (or a test) built. Order:
- * request id, metrics, access log, helmet, CORS; public routes; then /api/v1.
+ * request id, metrics, access log, helmet, CORS; public routes; then /api/v1
+ * and the OpenAI-compatible /v1.
  */
 export function createApp(deps: GatewayDeps): Express {
   const { env, logger, kv, prisma } = deps;
@@ -43,11 +45,10 @@ export function createApp(deps: GatewayDeps): Express {
 
   // Key check and limits run before the body is parsed, so a refused caller
   // cannot make us read 10 MB.
-  const aiGuards = [
-    requireApiKey(deps),
-    requireAiLimits({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE, budget: deps.ai.budget }),
-    jsonBody(AI_BODY_LIMIT),
-  ];
+  const aiLimits = requireAiLimits({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE, budget: deps.ai.budget });
+  const aiGuards = [requireApiKey(deps), aiLimits, jsonBody(AI_BODY_LIMIT)];
+  // OpenAI's SDKs send the key as `Authorization: Bearer`.
+  const bearerKey = requireApiKey(deps, { bearer: true });
   const sessionOrKey = authenticate(deps, { allow: ['session', 'api_key'] });
 
   app.use('/api/v1', createAuthRouter(deps, deps.mailer));
@@ -59,6 +60,14 @@ export function createApp(deps: GatewayDeps): Express {
     createProviderKeyRouter(deps, { auth: sessionOrKey, csrf: requireTrustedOrigin(deps) }),
   );
   app.use('/api/v1/usage', createUsageRouter({ prisma, auth: sessionOrKey }));
+  // OpenAI's path layout, outside /api/v1; it answers its own errors (OpenAI's shape), 404s included.
+  app.use(
+    '/v1',
+    createOpenAiCompatRouter(deps.ai, {
+      guards: { chat: [bearerKey, aiLimits, jsonBody(AI_BODY_LIMIT)], read: [bearerKey] },
+      logger,
+    }),
+  );
 
   app.use(notFoundHandler());
   app.use(errorHandler({ logger }));

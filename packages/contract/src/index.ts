@@ -5,6 +5,7 @@ export * from './gateway-auth';
 export * from './gateway-common';
 export * from './gateway-keys';
 export * from './gateway-media';
+export * from './gateway-openai';
 export * from './gateway-usage';
 export { buildGatewayOpenApi } from './openapi-gateway';
 export { buildPaymentOpenApi } from './openapi-payment';

@@ -12,6 +12,7 @@ import { ZUsageQuery, ZUsageResponse } from './gateway-usage';
 import { buildErrorResponses } from './openapi-errors';
 import { registerAiPaths } from './openapi-gateway-ai';
 import { AUTH_TAGS, registerAuthPaths, SESSION_OR_API_KEY } from './openapi-gateway-auth';
+import { OPENAI_EXTRA_SCHEMAS, OPENAI_TAG, registerOpenAiPaths } from './openapi-gateway-openai';
 import { type BuildOpenApiOptions, OPERATIONS_TAG, registerOperationalPaths } from './openapi-shared';
 
 const KEYS_TAG = 'Provider keys';
@@ -121,11 +122,14 @@ export function buildGatewayOpenApi(
   registerAiPaths(registry);
   registerProviderKeyPaths(registry);
   registerUsagePath(registry);
+  registerOpenAiPaths(registry);
   // The stream events appear only in the SSE description, so they are listed explicitly.
-  const events = [ZStreamChunkEvent, ZStreamDoneEvent, ZStreamErrorEvent].map((schema) => ({
-    type: 'schema' as const,
-    schema,
-  }));
+  const events = [ZStreamChunkEvent, ZStreamDoneEvent, ZStreamErrorEvent, ...OPENAI_EXTRA_SCHEMAS].map(
+    (schema) => ({
+      type: 'schema' as const,
+      schema,
+    }),
+  );
   return new OpenApiGeneratorV3([...registry.definitions, ...events]).generateDocument({
     openapi: '3.0.3',
     info: {
@@ -141,6 +145,7 @@ export function buildGatewayOpenApi(
       { name: 'AI', description: 'Completions and media; authenticated with x-api-key.' },
       { name: KEYS_TAG, description: 'Bring your own provider key.' },
       { name: 'Usage', description: 'Requests and tokens per project and day.' },
+      OPENAI_TAG,
     ],
   });
 }
