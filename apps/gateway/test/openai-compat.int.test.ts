@@ -1,6 +1,6 @@
 import { parsePrometheusText } from '@platform/testing';
 import OpenAI from 'openai';
-import { revokeApiKey } from '../src/api-keys/service';
+import { revokeApiKey } from '../src/api-keys/revoke-api-key';
 import {
   type AiHarness,
   startAiHarness,
