@@ -23,9 +23,7 @@ import type { GatewayDeps } from '../../src/deps';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import { createUsageRowWriter, type UsageRowWriter } from '../../src/usage/usage-row-writer';
 import { upsertUserByEmail } from '../../src/users/repo';
-import { type GatewayInstance, startGatewayInstance } from './gateway-app';
-
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
+import { GATEWAY_MIGRATIONS_DIR, type GatewayInstance, startGatewayInstance } from './gateway-app';
 
 export const PUBLIC_URL = 'http://gateway.test';
 export const SECRET = 'ai-test-secret-0123456789abcdef-0123';
@@ -140,7 +138,7 @@ let counter = 0;
 export async function startAiHarness(envOverrides: Record<string, string> = {}): Promise<AiHarness> {
   const openai = await startOpenAIFake();
   const elevenlabs = await startElevenLabsFake();
-  const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
+  const database = await createTestDatabase({ migrationsDir: GATEWAY_MIGRATIONS_DIR });
   const prisma = new PrismaClient({ adapter: database.adapter });
   const kv = createTestKv();
   const logs = createMemoryDestination();

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { CreateApiKeyResponse } from '@platform/contract';
 import type { KeyValueStore } from '@platform/db';
 import { createLogger, createMemoryDestination } from '@platform/logging';
@@ -13,9 +12,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import type { GatewayDeps } from '../../src/deps';
 import { PrismaClient } from '../../src/generated/prisma/client';
-import { type GatewayInstance, startGatewayInstance } from './gateway-app';
-
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
+import { GATEWAY_MIGRATIONS_DIR, type GatewayInstance, startGatewayInstance } from './gateway-app';
 
 export const PUBLIC_URL = 'http://gateway.test';
 export const APP_ORIGIN = 'http://app.test';
@@ -78,7 +75,7 @@ export function sessionCookieOf(res: request.Response, name = 'gw_session'): str
 export async function startIdentityHarness(
   envOverrides: Record<string, string> = {},
 ): Promise<IdentityHarness> {
-  const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
+  const database = await createTestDatabase({ migrationsDir: GATEWAY_MIGRATIONS_DIR });
   const prisma = new PrismaClient({ adapter: database.adapter });
   const kv = createTestKv();
   const smtp = await startSmtpCapture();

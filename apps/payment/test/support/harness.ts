@@ -20,7 +20,8 @@ export const ROTATED_API_KEY = 'test-payment-key-rotated-4567';
 export const STRIPE_KEY = 'sk_test_payment_harness_0001';
 export const WEBHOOK_SECRET = 'whsec_payment_harness_secret';
 
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
+/** The payment service's migrations, for createTestDatabase. */
+export const PAYMENT_MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
 
 /** A movable clock: the app and the Stripe fake read the same time. */
 export type TestClock = { now(): Date; advance(ms: number): void; set(date: Date): void };
@@ -69,7 +70,7 @@ export function testEnv(fake: StripeFake, overrides: Record<string, string | und
 export async function startHarness(): Promise<Harness> {
   const clock = createClock();
   const fake = await startStripeFake({ now: () => Math.floor(clock.now().getTime() / 1000) });
-  const database: TestDatabase = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
+  const database: TestDatabase = await createTestDatabase({ migrationsDir: PAYMENT_MIGRATIONS_DIR });
   const prisma = new PrismaClient({ adapter: database.adapter });
   // One store per app, so counters and idempotency fingerprints of one test's app never leak into another's.
   const stores: KeyValueStore[] = [];
