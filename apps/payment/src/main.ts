@@ -5,11 +5,13 @@ import { loadEnvOrExit, runServer } from '@platform/service-kit';
 import { createApp, SERVICE_NAME } from './app';
 import { loadPaymentEnv } from './env';
 import { PrismaClient } from './generated/prisma/client';
-import { createStripeClient } from './stripe-client';
+import { createStripeClient, placeholderStripeKeyWarning } from './stripe-client';
 
 async function main(): Promise<void> {
   const env = loadEnvOrExit(SERVICE_NAME, () => loadPaymentEnv());
   const logger = createLogger({ service: SERVICE_NAME, level: env.LOG_LEVEL });
+  const stripeKeyWarning = placeholderStripeKeyWarning(env);
+  if (stripeKeyWarning) logger.warn(stripeKeyWarning);
   const storage = await openServiceStorage({
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
