@@ -14,6 +14,8 @@ export type ServiceProcess = {
   output(): string;
   /** SIGTERM, then waits for the exit; resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** Sends a signal (SIGKILL: a crash) and waits for the exit; resolves with the exit code, null when killed. */
+  kill(signal: NodeJS.Signals): Promise<number | null>;
 };
 
 /** Where a service keeps its data for one test file, as env variables, and how to drop it. */
@@ -107,6 +109,10 @@ export async function startService(
     name,
     port,
     output: () => output,
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
       child.kill('SIGTERM');
