@@ -7,6 +7,7 @@ import { createMediaRouter } from './ai/media-routes';
 import { createApiKeyRouter } from './api-keys/routes';
 import { authenticate, requireApiKey } from './auth/api-key-auth';
 import { createAuthRouter } from './auth/routes';
+import { createConsoleRouter } from './console/routes';
 import { type GatewayDeps, SERVICE_NAME } from './deps';
 import { corsPolicy } from './http/cors';
 import { requireTrustedOrigin } from './http/csrf';
@@ -59,7 +60,7 @@ export function createApp(deps: GatewayDeps): Express {
     '/api/v1/keys',
     createProviderKeyRouter(deps, { auth: sessionOrKey, csrf: requireTrustedOrigin(deps) }),
   );
-  app.use('/api/v1/usage', createUsageRouter({ prisma, auth: sessionOrKey }));
+  app.use('/api/v1/usage', createUsageRouter({ prisma, auth: sessionOrKey, budget: deps.ai.budget }));
   // OpenAI's path layout, outside /api/v1; it answers its own errors (OpenAI's shape), 404s included.
   app.use(
     '/v1',
@@ -68,6 +69,7 @@ export function createApp(deps: GatewayDeps): Express {
       logger,
     }),
   );
+  app.use(createConsoleRouter(deps));
 
   app.use(notFoundHandler());
   app.use(errorHandler({ logger }));

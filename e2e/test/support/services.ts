@@ -58,16 +58,18 @@ function parseLine(line: string): LogLine | undefined {
 
 /**
  * Runs `node --conditions=source --import tsx src/main.ts` in the app folder
- * with only the given environment (plus PATH), on an OS-assigned loopback
- * port read back from the service's own "listening" log line.
+ * with only the given environment (plus PATH), on loopback: on `opts.port`
+ * (for a service whose public URL must name its port) or an OS-assigned port,
+ * read back from the service's own "listening" log line.
  */
 export async function startService(
   name: 'payment' | 'gateway',
   env: Record<string, string>,
+  opts: { port?: number } = {},
 ): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/main.ts'], {
     cwd: path.join(ROOT, 'apps', name),
-    env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: '0' },
+    env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: String(opts.port ?? 0) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -3,6 +3,7 @@ export * from './common';
 export * from './gateway-ai';
 export * from './gateway-auth';
 export * from './gateway-common';
+export * from './gateway-config';
 export * from './gateway-keys';
 export * from './gateway-media';
 export * from './gateway-openai';

@@ -38,6 +38,8 @@ const GATEWAY_OPERATIONS = [
   'get /api/v1/auth/api-keys/list',
   'post /api/v1/auth/api-keys/revoke',
   'get /api/v1/usage',
+  'get /api/v1/usage/today',
+  'get /api/v1/config',
   'post /v1/chat/completions',
   'get /v1/models',
   'get /v1/models/{model}',

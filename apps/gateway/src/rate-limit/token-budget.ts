@@ -32,6 +32,17 @@ export function createTokenBudget(opts: {
       const { total } = await opts.kv.incrWindow(keyOf(userId, at), 0, msUntilUtcMidnight(at) + MINUTE_MS);
       if (total >= opts.dailyTokens) throw rateLimited(msUntilUtcMidnight(at));
     },
+    async today(userId) {
+      const at = now();
+      // Adding 0 reads the counter through the same call the check uses.
+      const { total } = await opts.kv.incrWindow(keyOf(userId, at), 0, msUntilUtcMidnight(at) + MINUTE_MS);
+      return {
+        day: new Date(at).toISOString().slice(0, 10),
+        used: total,
+        budget: opts.dailyTokens,
+        resetsAt: new Date(at + msUntilUtcMidnight(at)),
+      };
+    },
     consume(userId, tokens) {
       const at = now();
       opts.kv
