@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { CreateApiKeyResponse } from '@platform/contract';
 import type { KeyValueStore } from '@platform/db';
 import { createLogger, createMemoryDestination } from '@platform/logging';
