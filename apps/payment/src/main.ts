@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { openServiceStorage } from '@platform/db';
 import { createLogger } from '@platform/logging';
-import { loadEnvOrExit, runServer } from '@platform/service-kit';
+import { loadEnvOrExit, runServer, startService } from '@platform/service-kit';
 import { createApp, SERVICE_NAME } from './app';
 import { loadPaymentEnv } from './env';
 import { PrismaClient } from './generated/prisma/client';
@@ -24,21 +24,11 @@ async function main(): Promise<void> {
   const prisma = new PrismaClient({ adapter: storage.db.adapter });
   const stripe = createStripeClient(env);
   const app = createApp({ env, logger, prisma, kv, stripe });
-  await runServer({
-    app,
-    port: env.PORT,
-    host: env.HOST,
-    logger,
-    onClose: async () => {
-      await prisma.$disconnect();
-      await storage.close();
-    },
-  });
+  const closeAll = async (): Promise<void> => {
+    await prisma.$disconnect();
+    await storage.close();
+  };
+  await runServer({ app, port: env.PORT, host: env.HOST, logger, onClose: closeAll });
 }
 
-void main().catch((err: unknown) => {
-  process.stderr.write(
-    `${SERVICE_NAME}: failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
-  );
-  process.exit(1);
-});
+startService(SERVICE_NAME, main);
