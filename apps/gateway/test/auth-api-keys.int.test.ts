@@ -12,14 +12,13 @@ import {
   type Instance,
   OWN_ORIGIN,
   SECRET,
-  startIdentityHarness,
+  useIdentityHarness,
 } from './support/identity-harness';
 
 let h: IdentityHarness;
-beforeAll(async () => {
-  h = await startIdentityHarness();
+useIdentityHarness({}, (started) => {
+  h = started;
 });
-afterAll(() => h.close());
 
 const ANY_ID = expect.any(String);
 

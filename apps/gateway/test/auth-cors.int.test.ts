@@ -3,14 +3,13 @@ import {
   APP_ORIGIN,
   EVIL_ORIGIN,
   type IdentityHarness,
-  startIdentityHarness,
+  useIdentityHarness,
 } from './support/identity-harness';
 
 let h: IdentityHarness;
-beforeAll(async () => {
-  h = await startIdentityHarness();
+useIdentityHarness({}, (started) => {
+  h = started;
 });
-afterAll(() => h.close());
 
 function preflight(origin: string) {
   return request(h.app)

@@ -1,12 +1,11 @@
 import request from 'supertest';
 import { INVALID_KEY_LIMIT } from '../src/auth/key-guessing';
-import { type IdentityHarness, startIdentityHarness } from './support/identity-harness';
+import { type IdentityHarness, useIdentityHarness } from './support/identity-harness';
 
 let h: IdentityHarness;
-beforeAll(async () => {
-  h = await startIdentityHarness();
+useIdentityHarness({}, (started) => {
+  h = started;
 });
-afterAll(() => h.close());
 
 const me = (key: string, ip: string) =>
   request(h.app).get('/api/v1/me').set('x-api-key', key).set('X-Forwarded-For', ip);

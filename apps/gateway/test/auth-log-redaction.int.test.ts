@@ -2,15 +2,14 @@ import request from 'supertest';
 import {
   type IdentityHarness,
   OWN_ORIGIN,
-  startIdentityHarness,
   uniqueEmail,
+  useIdentityHarness,
 } from './support/identity-harness';
 
 let h: IdentityHarness;
-beforeAll(async () => {
-  h = await startIdentityHarness({ LOG_LEVEL: 'trace' });
+useIdentityHarness({ LOG_LEVEL: 'trace' }, (started) => {
+  h = started;
 });
-afterAll(() => h.close());
 
 describe('log redaction over a whole sign-in and key life cycle', () => {
   it('no code, cookie, session token or API key appears in any log line', async () => {

@@ -6,15 +6,14 @@ import {
   type IdentityHarness,
   PUBLIC_URL,
   sessionCookieOf,
-  startIdentityHarness,
   uniqueEmail,
+  useIdentityHarness,
 } from './support/identity-harness';
 
 let h: IdentityHarness;
-beforeAll(async () => {
-  h = await startIdentityHarness();
+useIdentityHarness({}, (started) => {
+  h = started;
 });
-afterAll(() => h.close());
 
 const SENT = { message: 'if the address can sign in, a link has been sent' };
 const ANY_ID = expect.any(String);

@@ -5,15 +5,14 @@ import {
   EVIL_ORIGIN,
   type IdentityHarness,
   OWN_ORIGIN,
-  startIdentityHarness,
   uniqueEmail,
+  useIdentityHarness,
 } from './support/identity-harness';
 
 let h: IdentityHarness;
-beforeAll(async () => {
-  h = await startIdentityHarness();
+useIdentityHarness({}, (started) => {
+  h = started;
 });
-afterAll(() => h.close());
 
 const ANY_ID = expect.any(String);
 const DAY = 24 * 60 * 60 * 1000;

@@ -234,3 +234,33 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
     },
   };
 }
+
+/** What an AI test file works with; `caller` is new for every test. */
+export type AiTestState = { h: AiHarness; caller: TestCaller; url: string };
+
+/**
+ * The hooks of an AI test file: one harness per file (served on loopback when
+ * `listen`), fresh fakes and a new caller before each test, closed after the
+ * last. `use` receives the state whenever it changes.
+ */
+export function useAiHarness(
+  env: Record<string, string> | (() => Record<string, string>),
+  use: (state: AiTestState) => void,
+  opts: { listen?: boolean } = {},
+): void {
+  let state: AiTestState | undefined;
+  beforeAll(async () => {
+    const h = await startAiHarness(typeof env === 'function' ? env() : env);
+    state = { h, url: opts.listen ? (await h.listen()).url : '', caller: undefined as unknown as TestCaller };
+    use(state);
+  });
+  afterAll(async () => {
+    await state?.h.close();
+  });
+  beforeEach(async () => {
+    if (!state) throw new Error('the AI harness did not start');
+    state.h.resetFakes();
+    state = { ...state, caller: await state.h.createCaller() };
+    use(state);
+  });
+}

@@ -167,3 +167,16 @@ export async function startIdentityHarness(
     },
   };
 }
+
+/** The hooks of an identity test file: one harness started before its first test and closed after its last. */
+export function useIdentityHarness(
+  env: Record<string, string>,
+  use: (harness: IdentityHarness) => void,
+): void {
+  let harness: IdentityHarness | undefined;
+  beforeAll(async () => {
+    harness = await startIdentityHarness(env);
+    use(harness);
+  });
+  afterAll(() => harness?.close());
+}
