@@ -8,17 +8,13 @@ import { requireTrustedOrigin } from '../src/http/csrf';
 import {
   APP_ORIGIN,
   EVIL_ORIGIN,
-  type IdentityHarness,
   type Instance,
   OWN_ORIGIN,
   SECRET,
   useIdentityHarness,
 } from './support/identity-harness';
 
-let h: IdentityHarness;
-useIdentityHarness({}, (started) => {
-  h = started;
-});
+const h = useIdentityHarness();
 
 const ANY_ID = expect.any(String);
 

@@ -1,15 +1,7 @@
 import request from 'supertest';
-import {
-  APP_ORIGIN,
-  EVIL_ORIGIN,
-  type IdentityHarness,
-  useIdentityHarness,
-} from './support/identity-harness';
+import { APP_ORIGIN, EVIL_ORIGIN, useIdentityHarness } from './support/identity-harness';
 
-let h: IdentityHarness;
-useIdentityHarness({}, (started) => {
-  h = started;
-});
+const h = useIdentityHarness();
 
 function preflight(origin: string) {
   return request(h.app)

@@ -1,11 +1,8 @@
 import request from 'supertest';
 import { INVALID_KEY_LIMIT } from '../src/auth/key-guessing';
-import { type IdentityHarness, useIdentityHarness } from './support/identity-harness';
+import { useIdentityHarness } from './support/identity-harness';
 
-let h: IdentityHarness;
-useIdentityHarness({}, (started) => {
-  h = started;
-});
+const h = useIdentityHarness();
 
 const me = (key: string, ip: string) =>
   request(h.app).get('/api/v1/me').set('x-api-key', key).set('X-Forwarded-For', ip);

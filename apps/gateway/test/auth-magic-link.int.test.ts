@@ -3,17 +3,13 @@ import request from 'supertest';
 import {
   APP_ORIGIN,
   EVIL_ORIGIN,
-  type IdentityHarness,
   PUBLIC_URL,
   sessionCookieOf,
   uniqueEmail,
   useIdentityHarness,
 } from './support/identity-harness';
 
-let h: IdentityHarness;
-useIdentityHarness({}, (started) => {
-  h = started;
-});
+const h = useIdentityHarness();
 
 const SENT = { message: 'if the address can sign in, a link has been sent' };
 const ANY_ID = expect.any(String);

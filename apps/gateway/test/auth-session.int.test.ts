@@ -3,16 +3,12 @@ import request from 'supertest';
 import {
   APP_ORIGIN,
   EVIL_ORIGIN,
-  type IdentityHarness,
   OWN_ORIGIN,
   uniqueEmail,
   useIdentityHarness,
 } from './support/identity-harness';
 
-let h: IdentityHarness;
-useIdentityHarness({}, (started) => {
-  h = started;
-});
+const h = useIdentityHarness();
 
 const ANY_ID = expect.any(String);
 const DAY = 24 * 60 * 60 * 1000;
