@@ -6,6 +6,7 @@ import {
   type CapturedMessage,
   createTestDatabase,
   createTestKv,
+  perTestFile,
   type SmtpCapture,
   startSmtpCapture,
 } from '@platform/testing';
@@ -168,22 +169,7 @@ export async function startIdentityHarness(
   };
 }
 
-/**
- * The hooks of an identity test file: one harness started before its first
- * test and closed after its last. The returned object reads through to that
- * harness, so a file declares it once at the top.
- */
+/** The identity harness of a test file: started before its first test, closed after its last. */
 export function useIdentityHarness(env: Record<string, string> = {}): IdentityHarness {
-  let harness: IdentityHarness | undefined;
-  beforeAll(async () => {
-    harness = await startIdentityHarness(env);
-  });
-  afterAll(() => harness?.close());
-  return new Proxy({} as IdentityHarness, {
-    get(_target, prop) {
-      if (!harness) throw new Error('the identity harness is used outside a test');
-      // The harness's functions are closures and its app is itself a function: nothing to bind.
-      return Reflect.get(harness, prop);
-    },
-  });
+  return perTestFile(() => startIdentityHarness(env));
 }

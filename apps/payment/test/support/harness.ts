@@ -9,6 +9,7 @@ import {
   type TestDatabase,
 } from '@platform/testing';
 import type { Express } from 'express';
+import request from 'supertest';
 import { createApp } from '../../src/app';
 import type { PaymentDeps } from '../../src/deps';
 import { loadPaymentEnv, type PaymentEnv } from '../../src/env';
@@ -123,4 +124,21 @@ export function seedCatalog(fake: StripeFake, label = 'pro') {
     unit_amount: 500,
   });
   return { product, monthly, oneTime };
+}
+
+/** POST /api/v1/checkout/subscription for a seeded product's monthly price, with the primary key. */
+export function requestSubscriptionCheckout(
+  app: Express,
+  catalog: { product: { id: string }; monthly: { id: string } },
+  userId = newUserId(),
+) {
+  const { product, monthly } = catalog;
+  return request(app).post('/api/v1/checkout/subscription').set('X-API-Key', API_KEY).send({
+    user_id: userId,
+    email: 'a@example.com',
+    product_id: product.id,
+    price_id: monthly.id,
+    success_url: 'https://app.example.com/done',
+    cancel_url: 'https://app.example.com/cancel',
+  });
 }
