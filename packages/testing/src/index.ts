@@ -4,6 +4,7 @@ export * from './fault-load';
 export * from './http-server';
 export * from './kv';
 export * from './openai-fake';
+export { perTestFile } from './per-file';
 export * from './private-servers';
 export { type PromFamily, type PromMetric, parsePrometheusText } from './prometheus';
 export * from './smtp-capture';

@@ -3,9 +3,9 @@ import type { Logger } from '@platform/logging';
 import type { ApiKeyAuthContext, Clock } from '../auth/types';
 import type { PrismaClient } from '../generated/prisma/client';
 import { hashApiKey } from './hash';
+import { createLastUsedWriter, type LastUsedWriter } from './last-used-writer';
 import { TtlLruCache } from './lru-cache';
 import { type ApiKeyRecord, findApiKeyByHash } from './repo';
-import { createUsageTracker, type UsageTracker } from './usage-tracker';
 
 /** Lookups are cached this long; revocation does not wait for it (see revocationMarkerKey). */
 export const API_KEY_CACHE_TTL_MS = 30_000;
@@ -39,14 +39,15 @@ export type ApiKeyVerifier = {
   verify(plaintext: string): Promise<ApiKeyAuthContext | null>;
   /** Call after marking the row revoked: marker for every instance, local eviction, broadcast. */
   announceRevocation(hash: string): Promise<void>;
-  readonly usage: UsageTracker;
+  /** Batched writer of api_keys.last_used_at. */
+  readonly lastUsed: LastUsedWriter;
   close(): Promise<void>;
 };
 
 export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifier {
   // null is cached too: repeated unknown keys cost the same as known ones and spare the DB.
   const cache = new TtlLruCache<ApiKeyRecord | null>(API_KEY_CACHE_MAX, API_KEY_CACHE_TTL_MS);
-  const usage = createUsageTracker({ prisma: opts.prisma, logger: opts.logger });
+  const lastUsed = createLastUsedWriter({ prisma: opts.prisma, logger: opts.logger });
   let unsubscribe: Promise<() => Promise<void>> | undefined;
 
   const ensureSubscribed = (): void => {
@@ -72,7 +73,7 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
       ]);
       if (!cached) cache.set(hash, record, now.getTime());
       if (!record || record.revoked || marker !== null) return null;
-      usage.touch(record.id, now);
+      lastUsed.touch(record.id, now);
       return { kind: 'api_key', userId: record.userId, apiKeyId: record.id, scope: record.scope };
     },
     async announceRevocation(hash) {
@@ -82,9 +83,9 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
         opts.logger.warn({ err }, 'api key invalidation publish failed');
       });
     },
-    usage,
+    lastUsed,
     async close() {
-      await usage.close();
+      await lastUsed.close();
       const unsub = await unsubscribe?.catch(() => undefined);
       await unsub?.();
     },
