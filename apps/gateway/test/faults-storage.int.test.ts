@@ -47,6 +47,7 @@ const UNAVAILABLE = [503];
 /** docs/reliability.md, "Redis down". Sessions live in Postgres, so cookie endpoints keep working. */
 const REDIS_DOWN: Record<string, number[]> = {
   'GET /health': SERVED,
+  'GET /health/ready': UNAVAILABLE,
   'GET /openapi.json': SERVED,
   'GET /api/v1/auth/magic-link': [400],
   'POST /api/v1/auth/request-magic-link': UNAVAILABLE,
@@ -75,6 +76,7 @@ const POSTGRES_DOWN: Record<string, number[]> = Object.fromEntries(
 );
 Object.assign(POSTGRES_DOWN, {
   'GET /health': SERVED,
+  'GET /health/ready': UNAVAILABLE,
   'GET /openapi.json': SERVED,
   'GET /api/v1/auth/magic-link': [400],
   // Codes live in Redis; the account is only touched when a valid code is verified.
@@ -92,24 +94,43 @@ const canSignInAndCall = async () => {
   return link.status === 202 && me.status === 200 && session.status === 200;
 };
 
+const readiness = async () => {
+  const res = await request(url).get('/health/ready');
+  return { status: res.status, body: res.body };
+};
+
 describe('gateway with a storage server stopped', () => {
   it('Redis: every endpoint answers within 2 s as documented, never 500; recovery without restart', async () => {
     await redis.stop();
+    expect(await readiness()).toMatchObject({
+      status: 503,
+      body: {
+        error: 'service unavailable',
+        status: 'not_ready',
+        checks: { database: 'up', key_value_store: 'down' },
+      },
+    });
     const answers = await probeConcurrently(probes(), 3);
     expect(unexpectedAnswers(answers, REDIS_DOWN, HTML_PAGES)).toEqual([]);
-    expect(answers.find((a) => a.status === 503)?.body).toEqual({
+    expect(answers.find((a) => a.status === 503 && a.name !== 'GET /health/ready')?.body).toEqual({
       error: 'service unavailable',
       request_id: expect.any(String),
     });
     await redis.start();
     expect(await eventually(canSignInAndCall)).toBe(true);
+    expect((await readiness()).status).toBe(200);
   }, 30_000);
 
   it('Postgres: every endpoint answers within 2 s as documented, never 500; recovery without restart', async () => {
     await postgres.stop();
+    expect(await readiness()).toMatchObject({
+      status: 503,
+      body: { status: 'not_ready', checks: { database: 'down', key_value_store: 'up' } },
+    });
     const answers = await probeConcurrently(probes(), 3);
     expect(unexpectedAnswers(answers, POSTGRES_DOWN, HTML_PAGES)).toEqual([]);
     await postgres.start();
     expect(await eventually(canSignInAndCall)).toBe(true);
+    expect((await readiness()).status).toBe(200);
   }, 30_000);
 });

@@ -8,6 +8,7 @@ import {
   startPrivateRedis,
   unexpectedAnswers,
 } from '@platform/testing';
+import request from 'supertest';
 import { paymentEndpoints } from './support/endpoints';
 import { type Harness, startHarness } from './support/harness';
 
@@ -54,6 +55,7 @@ const PUBLIC = {
 /** docs/reliability.md, "Redis down": the per-key rate limit lives in Redis and fails closed. */
 const REDIS_DOWN: Record<string, number[]> = {
   ...PUBLIC,
+  'GET /health/ready': UNAVAILABLE,
   'POST /api/v1/checkout/subscription': UNAVAILABLE,
   'POST /api/v1/checkout/item': UNAVAILABLE,
   'POST /api/v1/checkout/cart': UNAVAILABLE,
@@ -65,6 +67,7 @@ const REDIS_DOWN: Record<string, number[]> = {
 /** docs/reliability.md, "Postgres down". */
 const POSTGRES_DOWN: Record<string, number[]> = {
   ...PUBLIC,
+  'GET /health/ready': UNAVAILABLE,
   'POST /api/v1/checkout/subscription': UNAVAILABLE,
   'POST /api/v1/checkout/item': UNAVAILABLE,
   'POST /api/v1/checkout/cart': UNAVAILABLE,
@@ -79,24 +82,43 @@ const statusAnswers = async () => {
   return res.status === 200;
 };
 
+const readiness = async () => {
+  const res = await request(url).get('/health/ready');
+  return { status: res.status, body: res.body };
+};
+
 describe('payment with a storage server stopped', () => {
   it('Redis: every endpoint answers within 2 s as documented, never 500; recovery without restart', async () => {
     await redis.stop();
+    expect(await readiness()).toMatchObject({
+      status: 503,
+      body: {
+        error: 'service unavailable',
+        status: 'not_ready',
+        checks: { database: 'up', key_value_store: 'down' },
+      },
+    });
     const answers = await probeConcurrently(probes, 3);
     expect(unexpectedAnswers(answers, REDIS_DOWN)).toEqual([]);
-    expect(answers.find((a) => a.status === 503)?.body).toEqual({
+    expect(answers.find((a) => a.status === 503 && a.name !== 'GET /health/ready')?.body).toEqual({
       error: 'service unavailable',
       request_id: expect.any(String),
     });
     await redis.start();
     expect(await eventually(statusAnswers)).toBe(true);
+    expect((await readiness()).status).toBe(200);
   }, 30_000);
 
   it('Postgres: every endpoint answers within 2 s as documented, never 500; recovery without restart', async () => {
     await postgres.stop();
+    expect(await readiness()).toMatchObject({
+      status: 503,
+      body: { status: 'not_ready', checks: { database: 'down', key_value_store: 'up' } },
+    });
     const answers = await probeConcurrently(probes, 3);
     expect(unexpectedAnswers(answers, POSTGRES_DOWN)).toEqual([]);
     await postgres.start();
     expect(await eventually(statusAnswers)).toBe(true);
+    expect((await readiness()).status).toBe(200);
   }, 30_000);
 });

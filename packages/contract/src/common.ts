@@ -45,6 +45,25 @@ export const ZHealthResponse = z
   .meta({ id: 'HealthResponse' });
 export type HealthResponse = z.infer<typeof ZHealthResponse>;
 
+/** State of one dependency in the readiness report. */
+export const ZDependencyState = z.enum(['up', 'down']);
+
+/** `GET /health/ready` of both services: every dependency with its state. */
+export const ZReadinessResponse = z
+  .object({
+    status: z.enum(['ready', 'not_ready']),
+    timestamp: ZIsoTimestamp.meta({ description: 'Current server time (UTC).' }),
+    service: z.string().meta({ description: 'Name of the service.', example: 'payment' }),
+    checks: z.record(z.string(), ZDependencyState).meta({
+      description:
+        'Per dependency: `database` and `key_value_store` (required), `smtp` on the gateway when SMTP_URL is set (reported, not required).',
+      example: { database: 'up', key_value_store: 'up' },
+    }),
+  })
+  .meta({ id: 'ReadinessResponse' });
+export type ReadinessResponse = z.infer<typeof ZReadinessResponse>;
+
+
 /**
  * True when the string has no lone UTF-16 surrogate. JSON may carry `"\ud800"`,
  * which no UTF-8 encoder, URL encoder or HTTP header can represent: Stripe's

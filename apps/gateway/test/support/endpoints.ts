@@ -24,6 +24,7 @@ const chat = { lane: 'free', project_id: 'p1', messages: [{ role: 'user', conten
 export const GATEWAY_ENDPOINTS: EndpointCall[] = [
   { name: 'GET /health', send: (app) => request(app).get('/health') },
   { name: 'GET /openapi.json', send: (app) => request(app).get('/openapi.json') },
+  { name: 'GET /health/ready', send: (app) => request(app).get('/health/ready') },
   {
     name: 'POST /api/v1/auth/request-magic-link',
     send: (app) =>

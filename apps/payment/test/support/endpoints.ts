@@ -29,6 +29,7 @@ export async function paymentEndpoints(h: Harness): Promise<EndpointCall[]> {
   return [
     { name: 'GET /health', send: (t) => request(t).get('/health') },
     { name: 'GET /openapi.json', send: (t) => request(t).get('/openapi.json') },
+    { name: 'GET /health/ready', send: (t) => request(t).get('/health/ready') },
     { name: 'GET /docs', send: (t) => request(t).get('/docs') },
     { name: 'GET /metrics', send: (t) => request(t).get('/metrics') },
     {
