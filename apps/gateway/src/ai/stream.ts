@@ -105,6 +105,8 @@ export async function relayChatStream(
     resolveCredential: (t) => rt.providers.credential(t.provider, storedKeys[t.provider]),
     clientSignal: opts.clientSignal,
     timeoutMs: rt.upstreamTimeoutMs,
+    deadlineMs: rt.requestDeadlineMs,
+    breaker: rt.breaker,
     logger: rt.logger,
     metrics: rt.metrics,
     attempt: ({ target, credential, signal }) =>

@@ -169,6 +169,8 @@ export async function startAiHarness(
         AI_LANES_CONFIG: lanesFile,
         AI_PROVIDER_BASE_URLS: baseUrls,
         AI_UPSTREAM_TIMEOUT_MS: '5000',
+        // Tests script failures per test; a real cooldown would carry them into the next test.
+        AI_CIRCUIT_COOLDOWN_MS: '1',
         PROVIDER_KEYS_MASTER_KEYS: newMasterKey('k1'),
         ...SERVER_KEYS,
         ...envOverrides,
