@@ -1,6 +1,7 @@
 export * from './db';
 export * from './elevenlabs-fake';
 export * from './fault-load';
+export * from './fuzz';
 export * from './http-server';
 export * from './kv';
 export * from './openai-fake';
