@@ -8,19 +8,7 @@ export {
   ResponseValidationError,
 } from './errors';
 export { createGatewayClient, type GatewayClient } from './gateway-client';
-export type {
-  ChatCompletionInput,
-  CreateCartCheckoutInput,
-  CreateItemCheckoutInput,
-  CreatePortalSessionInput,
-  CreateSubscriptionCheckoutInput,
-  ImageInput,
-  MusicInput,
-  SoundFxInput,
-  StoreProviderKeyInput,
-  TtsInput,
-  UsageQueryInput,
-} from './inputs';
+export type * from './inputs';
 export type { ClientOptions, InputOf } from './options';
 export {
   createPaymentClient,
