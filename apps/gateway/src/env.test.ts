@@ -1,4 +1,4 @@
-import { EnvError } from '@platform/errors';
+import { EnvError } from '@platform/service-kit';
 import { loadGatewayEnv } from './env';
 
 const base = { GATEWAY_SECRET: 'x'.repeat(32) };

@@ -1,4 +1,4 @@
-import { envFields, parseEnv } from '@platform/errors';
+import { envFields, parseEnv } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** Every environment variable of the gateway. docs/gateway-*.md mirror this schema. */

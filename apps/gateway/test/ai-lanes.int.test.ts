@@ -2,10 +2,9 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { createLogger, createMemoryDestination } from '@platform/logging';
 import { createTestKv } from '@platform/testing';
-import { createApp } from '../src/app';
-import { loadGatewayEnv } from '../src/env';
 import type { PrismaClient } from '../src/generated/prisma/client';
 import { SECRET, TEST_LANES, writeTempJson } from './support/ai-harness';
+import { startGatewayInstance } from './support/gateway-app';
 
 /** TEST_LANES with the free lane's second target replaced. */
 function lanesWithFreeTarget(provider: string, model: string) {
@@ -18,12 +17,14 @@ function buildApp(lanesFile: string) {
   const kv = createTestKv();
   try {
     // No query runs while the app is built, so no database is needed to see it refuse.
-    return createApp({
-      env: loadGatewayEnv({ NODE_ENV: 'test', GATEWAY_SECRET: SECRET, AI_LANES_CONFIG: lanesFile }),
-      logger: createLogger({ service: 'gateway', destination: createMemoryDestination() }),
-      prisma: {} as PrismaClient,
-      kv,
-    });
+    return startGatewayInstance(
+      {
+        logger: createLogger({ service: 'gateway', destination: createMemoryDestination() }),
+        prisma: {} as PrismaClient,
+        kv,
+      },
+      { NODE_ENV: 'test', GATEWAY_SECRET: SECRET, AI_LANES_CONFIG: lanesFile },
+    );
   } finally {
     void kv.close();
   }

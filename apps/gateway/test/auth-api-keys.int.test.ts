@@ -3,8 +3,7 @@ import { requestId } from '@platform/logging';
 import express from 'express';
 import request from 'supertest';
 import { hashApiKey } from '../src/api-keys/hash';
-import { closeApiKeyAuth, requireApiKey } from '../src/auth/api-key-auth';
-import { apiKeyVerifierFor } from '../src/auth/deps';
+import { requireApiKey } from '../src/auth/api-key-auth';
 import { requireTrustedOrigin } from '../src/http/csrf';
 import {
   APP_ORIGIN,
@@ -199,7 +198,7 @@ describe('listing keys', () => {
       expect((await request(h.app).get('/api/v1/me').set('x-api-key', key)).status).toBe(200);
     const before = await h.prisma.apiKey.findUniqueOrThrow({ where: { id: key_id } });
     expect(before.lastUsedAt).toBeNull();
-    await apiKeyVerifierFor(h.deps).usage.flush();
+    await h.deps.apiKeys.usage.flush();
     const listed = (await list(cookie)).body.keys.find((k: { key_id: string }) => k.key_id === key_id);
     expect(listed.last_used_at).toBe(h.clock.now().toISOString());
   });
@@ -296,7 +295,7 @@ describe('x-api-key authentication', () => {
     const { key } = await h.createKey(cookie);
     const instance = await h.startInstance();
     expect((await request(instance.app).get('/api/v1/me').set('x-api-key', key)).status).toBe(200);
-    await closeApiKeyAuth(instance.deps);
+    await instance.deps.apiKeys.close();
     expect((await request(instance.app).get('/api/v1/me').set('x-api-key', key)).status).toBe(200);
   });
 });

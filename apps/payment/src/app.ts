@@ -1,6 +1,6 @@
 import { buildPaymentOpenApi } from '@platform/contract';
-import { errorHandler, jsonBody, notFoundHandler } from '@platform/errors';
-import { createServiceApp, healthRoutes } from '@platform/logging';
+import { errorHandler, notFoundHandler } from '@platform/errors';
+import { createServiceApp, healthRoutes, jsonBody } from '@platform/service-kit';
 import { type Express, Router } from 'express';
 import { requireApiKey } from './auth/api-key';
 import { checkoutRoutes } from './checkout/routes';

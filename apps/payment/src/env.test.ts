@@ -1,4 +1,4 @@
-import { EnvError } from '@platform/errors';
+import { EnvError } from '@platform/service-kit';
 import { loadPaymentEnv } from './env';
 
 const base = { PAYMENT_MS_API_KEY: 'a-key-of-sixteen-chars', STRIPE_SECRET_KEY: 'sk_test_123' };

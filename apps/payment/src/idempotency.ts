@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ZIdempotencyKey } from '@platform/contract';
 import type { KeyValueStore } from '@platform/db';
 import { AppError } from '@platform/errors';
-import { parseInput } from './validation';
+import { parseRequestPart } from '@platform/service-kit';
 
 /** Stripe keeps idempotency keys for 24 hours; our fingerprints live as long. */
 const FINGERPRINT_TTL_MS = 24 * 60 * 60 * 1000;
@@ -15,7 +15,7 @@ function sha256(value: string): string {
 export function readIdempotencyHeader(value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined;
   const raw = Array.isArray(value) ? value[0] : value;
-  return parseInput(ZIdempotencyKey, raw);
+  return parseRequestPart(ZIdempotencyKey, raw);
 }
 
 /** The Stripe idempotency key of one call, and how to record that the call succeeded. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { openServiceStorage } from '@platform/db';
-import { loadEnvOrExit } from '@platform/errors';
-import { createLogger, runServer } from '@platform/logging';
+import { createLogger } from '@platform/logging';
+import { loadEnvOrExit, runServer } from '@platform/service-kit';
 import { createApp, SERVICE_NAME } from './app';
 import { loadPaymentEnv } from './env';
 import { PrismaClient } from './generated/prisma/client';

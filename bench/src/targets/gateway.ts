@@ -11,9 +11,10 @@ import {
   startOpenAIFake,
   type TestDatabase,
 } from '@platform/testing';
+import { loadLanesConfig } from '../../../apps/gateway/src/ai/lanes';
 import { createApiKey } from '../../../apps/gateway/src/api-keys/service';
-import { createApp, type GatewayDeps } from '../../../apps/gateway/src/app';
-import { closeApiKeyAuth } from '../../../apps/gateway/src/auth/api-key-auth';
+import { createApp } from '../../../apps/gateway/src/app';
+import { buildGatewayDeps, closeGatewayDeps } from '../../../apps/gateway/src/deps';
 import { loadGatewayEnv } from '../../../apps/gateway/src/env';
 import { PrismaClient } from '../../../apps/gateway/src/generated/prisma/client';
 import { createUsageRecorder, type UsageRecorder } from '../../../apps/gateway/src/usage/recorder';
@@ -69,34 +70,30 @@ export async function startGatewayTarget(): Promise<GatewayTarget> {
   const providers = ['openrouter', 'groq', 'cerebras', 'google', 'openai'];
   const baseUrls = [...providers.map((p) => `${p}=${openai.baseURL}`), `elevenlabs=${elevenlabs.url}`];
 
-  const deps: GatewayDeps = {
-    env: loadGatewayEnv({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      GATEWAY_PUBLIC_URL: 'http://gateway.test',
-      GATEWAY_SECRET: `bench-secret-${randomBytes(16).toString('hex')}`,
-      AI_LANES_CONFIG: lanesFile,
-      AI_PROVIDER_BASE_URLS: baseUrls.join(','),
-      AI_UPSTREAM_TIMEOUT_MS: '5000',
-      PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-      // Out of reach: the benchmark measures the checks, never a 429.
-      AI_RATE_LIMIT_PER_MINUTE: '1000000000',
-      AI_DAILY_TOKEN_BUDGET: '1000000000000000',
-      // Lets the bad-key scenarios spread their requests over many client addresses.
-      TRUST_PROXY_HOPS: '1',
-      ...SERVER_KEYS,
-    }),
-    logger,
-    prisma,
-    kv,
-    usage,
-  };
+  const env = loadGatewayEnv({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    GATEWAY_PUBLIC_URL: 'http://gateway.test',
+    GATEWAY_SECRET: `bench-secret-${randomBytes(16).toString('hex')}`,
+    AI_LANES_CONFIG: lanesFile,
+    AI_PROVIDER_BASE_URLS: baseUrls.join(','),
+    AI_UPSTREAM_TIMEOUT_MS: '5000',
+    PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    // Out of reach: the benchmark measures the checks, never a 429.
+    AI_RATE_LIMIT_PER_MINUTE: '1000000000',
+    AI_DAILY_TOKEN_BUDGET: '1000000000000000',
+    // Lets the bad-key scenarios spread their requests over many client addresses.
+    TRUST_PROXY_HOPS: '1',
+    ...SERVER_KEYS,
+  });
+  const base = { env, lanes: loadLanesConfig(env.AI_LANES_CONFIG, env.AI_ALLOWED_LANES), logger, prisma, kv };
+  const deps = buildGatewayDeps(base, { usage });
   const app = createApp(deps);
   const user = await upsertUserByEmail(prisma, `bench-${process.pid}@example.com`);
   const key = await createApiKey(deps, { userId: user.id, name: 'bench', scope: 'ai' });
   const listening = await listenOnLoopback(app);
   const dropUsage: UsageRecorder = { record: () => {}, flush: async () => {}, close: async () => {} };
-  const ablation = { ...deps, usage: dropUsage };
+  const ablation = buildGatewayDeps(base, { usage: dropUsage });
   const listeningWithoutUsage = await listenOnLoopback(createApp(ablation));
 
   return {
@@ -111,9 +108,8 @@ export async function startGatewayTarget(): Promise<GatewayTarget> {
     async close() {
       await listening.close();
       await listeningWithoutUsage.close();
-      await usage.close();
-      await closeApiKeyAuth(deps);
-      await closeApiKeyAuth(ablation);
+      await closeGatewayDeps(deps);
+      await closeGatewayDeps(ablation);
       await prisma.$disconnect();
       await database.drop();
       await kv.close();

@@ -1,6 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import type { DbLogger, DbSession, PostgresDatabase, Row, SqlRunner } from './database';
+import type { DbLogger, DbSession, PostgresDatabase, Row, SqlRunner } from './database-types';
 
 function createRunner(client: pg.Pool | pg.PoolClient): SqlRunner {
   return {

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import type { DbSession, OpenDatabaseOptions, PgliteDatabase, Row, SqlRunner } from './database';
+import type { DbSession, OpenDatabaseOptions, PgliteDatabase, Row, SqlRunner } from './database-types';
 
 function createRunner(client: PGlite | Transaction): SqlRunner {
   return {

@@ -1,15 +1,15 @@
-export {
-  type Database,
-  type DbLogger,
-  type DbSession,
-  type OpenDatabaseOptions,
-  openDatabase,
-  type PgliteDatabase,
-  type PostgresDatabase,
-  type Row,
-  type SqlRunner,
-} from './database';
+export { openDatabase } from './database';
 export { loadPristineSnapshot } from './database-pglite';
+export type {
+  Database,
+  DbLogger,
+  DbSession,
+  OpenDatabaseOptions,
+  PgliteDatabase,
+  PostgresDatabase,
+  Row,
+  SqlRunner,
+} from './database-types';
 export { createKeyValueStore, type KeyValueStoreOptions } from './kv';
 export { createMemoryStore, type MemoryStoreOptions } from './kv-memory';
 export { createRedisStore, type RedisKeyValueStore, type RedisStoreOptions } from './kv-redis';

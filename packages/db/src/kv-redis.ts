@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { DbLogger } from './database';
+import type { DbLogger } from './database-types';
 import { checkIncrement, checkTtl } from './kv-checks';
 import type { KeyValueStore } from './kv-types';
 

@@ -1,4 +1,4 @@
-import type { DbLogger } from './database';
+import type { DbLogger } from './database-types';
 import { createMemoryStore } from './kv-memory';
 import { createRedisStore, type RedisKeyValueStore } from './kv-redis';
 import type { KeyValueStore } from './kv-types';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database, DbLogger, DbSession } from './database';
+import type { Database, DbLogger, DbSession } from './database-types';
 import { type MigrationFile, matchesChecksum, readMigrationFiles } from './migration-files';
 
 /** The key Prisma's schema engine locks, so this runner and `prisma migrate deploy` exclude each other. */

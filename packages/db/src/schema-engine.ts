@@ -3,8 +3,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type * as Wasm from '@prisma/schema-engine-wasm/schema_engine_bg';
 import pg from 'pg';
-import type { Database } from './database';
 import { loadPristineSnapshot } from './database-pglite';
+import type { Database } from './database-types';
 
 // Development and test tooling: Prisma's schema engine compiled to WebAssembly,
 // driven through a driver adapter, because the native engine cannot be downloaded

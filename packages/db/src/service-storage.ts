@@ -1,5 +1,5 @@
-import type { Database, DbLogger } from './database';
 import { openDatabase } from './database';
+import type { Database, DbLogger } from './database-types';
 import { createKeyValueStore } from './kv';
 import type { KeyValueStore } from './kv-types';
 import { applyMigrations } from './migrate';

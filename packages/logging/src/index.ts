@@ -1,9 +1,6 @@
 export { currentRequestId, type RequestContext, requestContext } from './context';
-export { healthRoutes } from './health';
 export { httpLogger } from './http-log';
 export { type CreateLoggerOptions, createLogger, createMemoryDestination, type Logger } from './logger';
 export { Counter, createHttpMetrics, Histogram, type HttpMetrics, type Registry } from './metrics';
 export { isSecretName, REDACTED, redactLine } from './redact';
 export { requestId } from './request-id';
-export { type RunServerOptions, runServer } from './server';
-export { createServiceApp, type ServiceAppOptions } from './service-app';

@@ -10,6 +10,7 @@ import {
   ZTtsRequest,
 } from '@platform/contract';
 import { AppError } from '@platform/errors';
+import { parseRequestPart } from '@platform/service-kit';
 import { type RequestHandler, type Response, Router } from 'express';
 import type { z } from 'zod';
 import { type AccountingBase, callerOf, requestIdOf, withAccounting } from './accounting';
@@ -24,7 +25,6 @@ import {
   selectMediaTargets,
   synthesizeSpeech,
 } from './media';
-import { parseRequest } from './parse-request';
 import type { AiRuntime } from './runtime';
 
 type MediaBody = { project_id: string; lane?: string | undefined; model?: string | undefined };
@@ -55,7 +55,7 @@ function parseMediaRequest<S extends z.ZodType<MediaBody>>(schema: S, raw: unkno
       throw new AppError('project_id_too_long');
     }
   }
-  return parseRequest(schema, raw);
+  return parseRequestPart(schema, raw);
 }
 
 /**

@@ -4,12 +4,11 @@ import {
   ZCreateApiKeyRequest,
   ZRevokeApiKeyRequest,
 } from '@platform/contract';
-import { jsonBody } from '@platform/errors';
+import { jsonBody, parseRequestPart } from '@platform/service-kit';
 import { Router } from 'express';
 import { authenticate, requireAuthOf } from '../auth/api-key-auth';
 import type { AuthDeps } from '../auth/deps';
 import { requireTrustedOrigin } from '../http/csrf';
-import { parseBody } from '../http/validate';
 import { createApiKey, listApiKeys, revokeApiKey } from './service';
 
 /** API key management for signed-in users, mounted under /api/v1. */
@@ -20,7 +19,7 @@ export function apiKeyRoutes(deps: AuthDeps): Router {
   const json = jsonBody('4kb');
 
   router.post('/auth/api-keys', session, csrf, json, async (req, res) => {
-    const body = parseBody(ZCreateApiKeyRequest, req.body);
+    const body = parseRequestPart(ZCreateApiKeyRequest, req.body);
     const created = await createApiKey(deps, { userId: requireAuthOf(res).userId, ...body });
     res.status(201).json(created);
   });
@@ -30,7 +29,7 @@ export function apiKeyRoutes(deps: AuthDeps): Router {
   });
 
   router.post('/auth/api-keys/revoke', session, csrf, json, async (req, res) => {
-    const body = parseBody(ZRevokeApiKeyRequest, req.body);
+    const body = parseRequestPart(ZRevokeApiKeyRequest, req.body);
     await revokeApiKey(deps, { userId: requireAuthOf(res).userId, keyId: body.key_id });
     res.json({ key_id: body.key_id, status: 'revoked' } satisfies RevokeApiKeyResponse);
   });

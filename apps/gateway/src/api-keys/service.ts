@@ -5,7 +5,7 @@ import {
   MAX_API_KEYS_PER_USER,
 } from '@platform/contract';
 import { AppError } from '@platform/errors';
-import { type AuthDeps, apiKeyVerifierFor, clockOf } from '../auth/deps';
+import type { AuthDeps } from '../auth/deps';
 import { generateApiKey, hashApiKey } from './hash';
 import { findOwnedApiKey, insertApiKeyWithinLimit, listApiKeysOf, markApiKeyRevoked } from './repo';
 
@@ -54,6 +54,6 @@ export async function revokeApiKey(deps: AuthDeps, input: { userId: string; keyI
   const key = await findOwnedApiKey(deps.prisma, input.userId, input.keyId);
   if (!key) throw new AppError('api_key_not_found');
   if (key.revokedAt) return;
-  await apiKeyVerifierFor(deps).announceRevocation(key.hash);
-  await markApiKeyRevoked(deps.prisma, key.id, clockOf(deps)());
+  await deps.apiKeys.announceRevocation(key.hash);
+  await markApiKeyRevoked(deps.prisma, key.id, deps.clock());
 }

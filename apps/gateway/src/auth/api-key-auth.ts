@@ -1,11 +1,10 @@
 import { AppError } from '@platform/errors';
 import type { Request, RequestHandler, Response } from 'express';
-import { type AuthDeps, apiKeyVerifierFor, clockOf } from './deps';
-import { createKeyGuessingGuard, type KeyGuessingGuard } from './key-guessing';
+import type { AuthDeps } from './deps';
 import { resolveSession } from './sessions';
 import type { ApiKeyAuthContext, AuthContext } from './types';
 
-export { type AuthDeps, closeApiKeyAuth } from './deps';
+export type { AuthDeps } from './deps';
 export type { ApiKeyAuthContext, AuthContext, SessionAuthContext } from './types';
 export { authOf } from './types';
 
@@ -17,25 +16,14 @@ function apiKeyHeader(req: Request): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-const guards = new WeakMap<AuthDeps, KeyGuessingGuard>();
-
-function guardFor(deps: AuthDeps): KeyGuessingGuard {
-  let guard = guards.get(deps);
-  if (!guard) {
-    guard = createKeyGuessingGuard(deps.kv);
-    guards.set(deps, guard);
-  }
-  return guard;
-}
-
 async function verifyApiKey(deps: AuthDeps, req: Request, key: string): Promise<ApiKeyAuthContext> {
   const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-  const guard = guardFor(deps);
+  const guard = deps.keyGuessing;
   await guard.before(ip);
   let auth: ApiKeyAuthContext | null = null;
   if (key.length <= MAX_KEY_LENGTH) {
     try {
-      auth = await apiKeyVerifierFor(deps).verify(key);
+      auth = await deps.apiKeys.verify(key);
     } catch (cause) {
       // Fail closed but honestly: the store is down, the key is not necessarily bad.
       throw new AppError('service_unavailable', { cause });
@@ -74,7 +62,7 @@ export type AuthMethodName = AuthContext['kind'];
 export function authenticate(deps: AuthDeps, opts: { allow: AuthMethodName[] }): RequestHandler {
   const allowKey = opts.allow.includes('api_key');
   const allowSession = opts.allow.includes('session');
-  const sessionDeps = { env: deps.env, prisma: deps.prisma, clock: clockOf(deps) };
+  const sessionDeps = { env: deps.env, prisma: deps.prisma, clock: deps.clock };
   return async (req, res, next) => {
     const key = allowKey ? apiKeyHeader(req) : undefined;
     if (key) {

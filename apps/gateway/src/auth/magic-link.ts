@@ -3,7 +3,6 @@ import { AppError } from '@platform/errors';
 import { originOf, trustedOrigins } from '../http/origins';
 import type { Mailer } from '../mail/mailer';
 import type { AuthDeps } from './deps';
-import { clockOf } from './deps';
 import { signLinkState } from './link-state';
 import { consumeLimit, SIGN_IN_LIMITS } from './rate-limits';
 
@@ -56,7 +55,7 @@ export async function requestMagicLink(
 
   const code = randomBytes(32).toString('base64url');
   const codeHash = hashCode(code);
-  const now = clockOf(deps)();
+  const now = deps.clock();
   const ttlMs = deps.env.MAGIC_LINK_TTL_MINUTES * 60_000;
   const stored: StoredCode = { email, exp: now.getTime() + ttlMs };
   await deps.kv.set(codeKey(codeHash), JSON.stringify(stored), ttlMs);
@@ -95,6 +94,6 @@ export async function consumeMagicCode(
   const raw = await deps.kv.getDel(codeKey(codeHash));
   if (raw === null) throw new AppError('invalid_code');
   const stored = JSON.parse(raw) as StoredCode;
-  if (clockOf(deps)().getTime() >= stored.exp) throw new AppError('invalid_code');
+  if (deps.clock().getTime() >= stored.exp) throw new AppError('invalid_code');
   return { email: stored.email, codeHash };
 }

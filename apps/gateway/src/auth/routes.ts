@@ -6,16 +6,16 @@ import {
   ZRequestMagicLinkRequest,
   ZVerifyCodeRequest,
 } from '@platform/contract';
-import { AppError, isAppError, jsonBody } from '@platform/errors';
+import { AppError, isAppError } from '@platform/errors';
+import { jsonBody, parseRequestPart } from '@platform/service-kit';
 import express, { type Request, Router } from 'express';
 import { assertTrustedOrigin } from '../http/csrf';
 import { trustedOrigins } from '../http/origins';
-import { parseBody } from '../http/validate';
 import type { Mailer } from '../mail/mailer';
 import { upsertUserByEmail } from '../users/repo';
 import { authenticate, requireAuthOf } from './api-key-auth';
 import { readCookie } from './cookies';
-import { type AuthDeps, clockOf } from './deps';
+import type { AuthDeps } from './deps';
 import { readLinkState } from './link-state';
 import { consumeMagicCode, isTrustedRedirect, requestMagicLink } from './magic-link';
 import { sendBadLinkPage, sendConfirmPage, sendSignedInPage } from './pages';
@@ -32,7 +32,7 @@ function clientIp(req: Request): string {
 /** Sign-in, session and logout routes, mounted under /api/v1. */
 export function authRoutes(deps: AuthDeps, mailer: Mailer): Router {
   const router = Router();
-  const sessionDeps: SessionDeps = { env: deps.env, prisma: deps.prisma, clock: clockOf(deps) };
+  const sessionDeps: SessionDeps = { env: deps.env, prisma: deps.prisma, clock: deps.clock };
   const allowedOrigins = trustedOrigins(deps.env);
   // Relative to the public URL, so it also works when the gateway sits under a path prefix.
   const verifyAction = new URL(`${deps.env.GATEWAY_PUBLIC_URL.replace(/\/+$/, '')}/api/v1/auth/verify-code`)
@@ -41,7 +41,7 @@ export function authRoutes(deps: AuthDeps, mailer: Mailer): Router {
   const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 10 });
 
   router.post('/auth/request-magic-link', json, async (req, res) => {
-    const body = parseBody(ZRequestMagicLinkRequest, req.body);
+    const body = parseRequestPart(ZRequestMagicLinkRequest, req.body);
     await requestMagicLink(deps, mailer, {
       email: body.email,
       redirectUrl: body.redirect_url,
@@ -67,7 +67,7 @@ export function authRoutes(deps: AuthDeps, mailer: Mailer): Router {
     const ip = clientIp(req);
     await checkLimit(deps.kv, SIGN_IN_LIMITS.failedVerifyPerIp, ip);
     const isForm = req.is('application/x-www-form-urlencoded') === 'application/x-www-form-urlencoded';
-    const body = parseBody(ZVerifyCodeRequest, req.body);
+    const body = parseRequestPart(ZVerifyCodeRequest, req.body);
     let consumed: Awaited<ReturnType<typeof consumeMagicCode>>;
     try {
       consumed = await consumeMagicCode(deps, body.code);
@@ -84,7 +84,7 @@ export function authRoutes(deps: AuthDeps, mailer: Mailer): Router {
         typeof rawState === 'string'
           ? await readLinkState(deps.env.GATEWAY_SECRET, rawState, {
               codeHash: consumed.codeHash,
-              now: clockOf(deps)(),
+              now: deps.clock(),
             })
           : undefined;
       if (redirect !== undefined && isTrustedRedirect(deps, redirect)) res.redirect(303, redirect);

@@ -1,7 +1,7 @@
 import { PROVIDERS, ZProviderKeyParams, ZStoreProviderKeyRequest } from '@platform/contract';
-import { AppError, jsonBody } from '@platform/errors';
+import { AppError } from '@platform/errors';
+import { jsonBody, parseRequestPart } from '@platform/service-kit';
 import { type RequestHandler, Router } from 'express';
-import { parseRequest } from '../ai/parse-request';
 import { requireAuthOf } from '../auth/api-key-auth';
 import type { ProviderKeyService } from './service';
 
@@ -20,7 +20,7 @@ export function createProviderKeyRouter(opts: {
   const { service } = opts;
 
   router.post('/', opts.auth, opts.csrf, jsonBody('16kb'), async (req, res) => {
-    const body = parseRequest(ZStoreProviderKeyRequest, req.body);
+    const body = parseRequestPart(ZStoreProviderKeyRequest, req.body);
     const stored = await service.store(requireAuthOf(res).userId, body.provider, body.key);
     res.status(201).json(stored);
   });
@@ -30,7 +30,7 @@ export function createProviderKeyRouter(opts: {
   });
 
   router.delete('/:provider', opts.auth, opts.csrf, async (req, res) => {
-    const { provider } = parseRequest(ZProviderKeyParams, req.params);
+    const { provider } = parseRequestPart(ZProviderKeyParams, req.params);
     if (!KNOWN_PROVIDERS.has(provider)) throw new AppError('unknown_provider');
     await service.remove(requireAuthOf(res).userId, provider);
     res.status(204).end();

@@ -1,6 +1,6 @@
 import { ZUsageQuery } from '@platform/contract';
+import { parseRequestPart } from '@platform/service-kit';
 import { type RequestHandler, Router } from 'express';
-import { parseRequest } from '../ai/parse-request';
 import { requireAuthOf } from '../auth/api-key-auth';
 import type { PrismaClient } from '../generated/prisma/client';
 import { summariseUsage } from './repo';
@@ -13,7 +13,7 @@ import { summariseUsage } from './repo';
 export function createUsageRouter(opts: { prisma: PrismaClient; auth: RequestHandler }): Router {
   const router = Router();
   router.get('/', opts.auth, async (req, res) => {
-    const query = parseRequest(ZUsageQuery, req.query);
+    const query = parseRequestPart(ZUsageQuery, req.query);
     const usage = await summariseUsage(opts.prisma, {
       userId: requireAuthOf(res).userId,
       from: query.from,

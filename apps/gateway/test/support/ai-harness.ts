@@ -17,14 +17,13 @@ import {
 } from '@platform/testing';
 import type { Express } from 'express';
 import { createApiKey } from '../../src/api-keys/service';
-import { createApp, type GatewayDeps } from '../../src/app';
-import { closeApiKeyAuth } from '../../src/auth/api-key-auth';
 import { insertSession } from '../../src/auth/session-repo';
 import { hashSessionToken } from '../../src/auth/sessions';
-import { loadGatewayEnv } from '../../src/env';
+import type { GatewayDeps } from '../../src/deps';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import { createUsageRecorder, type UsageRecorder } from '../../src/usage/recorder';
 import { upsertUserByEmail } from '../../src/users/repo';
+import { type GatewayInstance, startGatewayInstance } from './gateway-app';
 
 const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
 
@@ -151,10 +150,11 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
   const lanesFile = writeTempJson('lanes.json', TEST_LANES);
   const baseUrls = baseUrlsFor(openai.baseURL, elevenlabs.url);
 
-  const depsList: GatewayDeps[] = [];
-  const buildDeps = (env: Record<string, string>): GatewayDeps => {
-    const deps: GatewayDeps = {
-      env: loadGatewayEnv({
+  const instances: GatewayInstance[] = [];
+  const startInstance = (env: Record<string, string>): GatewayInstance => {
+    const instance = startGatewayInstance(
+      { logger, prisma, kv },
+      {
         NODE_ENV: 'test',
         LOG_LEVEL: 'debug',
         GATEWAY_PUBLIC_URL: PUBLIC_URL,
@@ -166,17 +166,13 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
         ...SERVER_KEYS,
         ...envOverrides,
         ...env,
-      }),
-      logger,
-      prisma,
-      kv,
-      usage,
-    };
-    depsList.push(deps);
-    return deps;
+      },
+      { usage },
+    );
+    instances.push(instance);
+    return instance;
   };
-  const deps = buildDeps({});
-  const app = createApp(deps);
+  const { app, deps } = startInstance({});
   const servers: Server[] = [];
   let marks = { openai: 0, elevenlabs: 0 };
 
@@ -216,7 +212,7 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
       return { userId: user.id, apiKey: key.key, apiKeyId: key.key_id, cookie: `gw_session=${token}` };
     },
     startInstance(env = {}) {
-      return createApp(buildDeps(env));
+      return startInstance(env).app;
     },
     async listen(target = app) {
       const server = target.listen(0, '127.0.0.1');
@@ -231,8 +227,7 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }
-      await usage.close();
-      for (const d of depsList) await closeApiKeyAuth(d);
+      for (const instance of instances) await instance.close();
       await prisma.$disconnect();
       await database.drop();
       await kv.close();

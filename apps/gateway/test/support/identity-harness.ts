@@ -11,11 +11,9 @@ import {
 } from '@platform/testing';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createApp, type GatewayDeps } from '../../src/app';
-import { closeApiKeyAuth } from '../../src/auth/api-key-auth';
-import { loadGatewayEnv } from '../../src/env';
+import type { GatewayDeps } from '../../src/deps';
 import { PrismaClient } from '../../src/generated/prisma/client';
-import { createSmtpMailer } from '../../src/mail';
+import { type GatewayInstance, startGatewayInstance } from './gateway-app';
 
 const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
 
@@ -40,8 +38,8 @@ function createClock(): TestClock {
 
 type Logs = ReturnType<typeof createMemoryDestination>;
 
-/** One gateway process: its own deps object (so its own key cache), the shared DB and store. */
-export type Instance = { app: Express; deps: GatewayDeps; close(): Promise<void> };
+/** One gateway process: its own deps (so its own key cache), the shared DB and store. */
+export type Instance = GatewayInstance;
 
 export type SignedIn = { cookie: string; token: string; userId: string; email: string };
 
@@ -91,32 +89,20 @@ export async function startIdentityHarness(
   // Mails already handed out, so each nextLink() gets the newest unread one.
   const seen = new Set<CapturedMessage>();
 
-  const buildDeps = (env: Record<string, string>): GatewayDeps => {
-    const parsed = loadGatewayEnv({
+  const startInstance = async (env: Record<string, string> = {}): Promise<Instance> => {
+    const vars = {
       NODE_ENV: 'test',
       GATEWAY_PUBLIC_URL: PUBLIC_URL,
       GATEWAY_CORS_ORIGINS: APP_ORIGIN,
       GATEWAY_SECRET: SECRET,
+      // The SMTP mailer the wiring picks when SMTP_URL is set, on the capture server.
       SMTP_URL: `${smtp.url}?ignoreTLS=true`,
       // Tests give each simulated client its own X-Forwarded-For address.
       TRUST_PROXY_HOPS: '1',
       ...envOverrides,
       ...env,
-    });
-    const mailer = createSmtpMailer({ url: `${smtp.url}?ignoreTLS=true`, from: parsed.MAIL_FROM });
-    return { env: parsed, logger, prisma, kv, mailer, clock: clock.now };
-  };
-
-  const startInstance = async (env: Record<string, string> = {}): Promise<Instance> => {
-    const deps = buildDeps(env);
-    const instance: Instance = {
-      app: createApp(deps),
-      deps,
-      async close() {
-        await closeApiKeyAuth(deps);
-        await deps.mailer?.close();
-      },
     };
+    const instance = startGatewayInstance({ logger, prisma, kv }, vars, { clock: clock.now });
     instances.push(instance);
     return instance;
   };

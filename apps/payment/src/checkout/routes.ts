@@ -3,9 +3,9 @@ import {
   ZCreateItemCheckoutRequest,
   ZCreateSubscriptionCheckoutRequest,
 } from '@platform/contract';
+import { parseRequestPart } from '@platform/service-kit';
 import { Router } from 'express';
 import { readIdempotencyHeader } from '../idempotency';
-import { parseInput } from '../validation';
 import {
   type CheckoutDeps,
   createCartCheckout,
@@ -17,17 +17,17 @@ import {
 export function checkoutRoutes(deps: CheckoutDeps): Router {
   const router = Router();
   router.post('/checkout/subscription', async (req, res) => {
-    const body = parseInput(ZCreateSubscriptionCheckoutRequest, req.body);
+    const body = parseRequestPart(ZCreateSubscriptionCheckoutRequest, req.body);
     const key = readIdempotencyHeader(req.headers['idempotency-key']);
     res.json(await createSubscriptionCheckout(deps, body, key));
   });
   router.post('/checkout/item', async (req, res) => {
-    const body = parseInput(ZCreateItemCheckoutRequest, req.body);
+    const body = parseRequestPart(ZCreateItemCheckoutRequest, req.body);
     const key = readIdempotencyHeader(req.headers['idempotency-key']);
     res.json(await createItemCheckout(deps, body, key));
   });
   router.post('/checkout/cart', async (req, res) => {
-    const body = parseInput(ZCreateCartCheckoutRequest, req.body);
+    const body = parseRequestPart(ZCreateCartCheckoutRequest, req.body);
     const key = readIdempotencyHeader(req.headers['idempotency-key']);
     res.json(await createCartCheckout(deps, body, key));
   });

@@ -1,5 +1,5 @@
 import { createRateLimitStore, type KeyValueStore } from '@platform/db';
-import { rateLimitHandler } from '@platform/errors';
+import { rateLimitHandler } from '@platform/service-kit';
 import type { RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
 

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
+import type { Logger } from '@platform/logging';
 import type { Express } from 'express';
-import type { Logger } from 'pino';
 
 export type RunServerOptions = {
   app: Express;

@@ -1,15 +1,14 @@
+import { createHttpMetrics, type HttpMetrics, httpLogger, type Logger, requestId } from '@platform/logging';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { Logger } from 'pino';
-import { httpLogger } from './http-log';
-import { createHttpMetrics, type HttpMetrics } from './metrics';
-import { requestId } from './request-id';
 
 export type ServiceAppOptions = {
   service: string;
   logger: Logger;
   /** Express `trust proxy`: how many proxy hops to believe in X-Forwarded-For. */
   trustProxyHops: number;
+  /** The registry behind /metrics, when the service registers its own metrics on it before the app exists. */
+  metrics?: HttpMetrics;
 };
 
 /**
@@ -22,7 +21,7 @@ export function createServiceApp(opts: ServiceAppOptions): { app: Express; metri
   app.disable('x-powered-by');
   app.set('trust proxy', opts.trustProxyHops);
   app.set('query parser', 'simple');
-  const metrics = createHttpMetrics({ service: opts.service });
+  const metrics = opts.metrics ?? createHttpMetrics({ service: opts.service });
   app.use(requestId());
   app.use(metrics.middleware);
   app.use(httpLogger(opts.logger));

@@ -1,7 +1,6 @@
+import { AppError, sendError } from '@platform/errors';
 import express, { type RequestHandler } from 'express';
 import type { Options as RateLimitOptions } from 'express-rate-limit';
-import { AppError } from './app-error';
-import { sendError } from './handler';
 
 /**
  * JSON body parser whose failures become our errors (malformed -> 422,

@@ -1,8 +1,9 @@
+import { AppError, ERROR_CODES, errorHandler, notFoundHandler } from '@platform/errors';
 import { createLogger, createMemoryDestination, requestId } from '@platform/logging';
 import express from 'express';
 import request from 'supertest';
 import { z } from 'zod';
-import { AppError, ERROR_CODES, errorHandler, jsonBody, notFoundHandler } from '../src';
+import { jsonBody } from '../src';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

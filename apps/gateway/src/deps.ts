@@ -1,0 +1,97 @@
+import type { KeyValueStore } from '@platform/db';
+import { createHttpMetrics, type HttpMetrics, type Logger } from '@platform/logging';
+import { createAiRuntime } from './ai/create-runtime';
+import type { LanesConfig } from './ai/lanes';
+import type { AiRuntime } from './ai/runtime';
+import { createApiKeyVerifier } from './api-keys/verifier';
+import type { AuthDeps } from './auth/deps';
+import { createKeyGuessingGuard } from './auth/key-guessing';
+import { type Clock, systemClock } from './auth/types';
+import type { GatewayEnv } from './env';
+import type { PrismaClient } from './generated/prisma/client';
+import { createMailer, type Mailer } from './mail';
+import { parseMasterKeys } from './provider-keys/crypto';
+import { createProviderKeyService, type ProviderKeyService } from './provider-keys/service';
+import { createTokenBudget } from './rate-limit/limits';
+import { createUsageRecorder, type UsageRecorder } from './usage/recorder';
+
+export const SERVICE_NAME = 'gateway';
+
+/** What main.ts reads and opens before the app is wired: configuration, logger, the two stores. */
+export type GatewayBase = {
+  env: GatewayEnv;
+  /** The lanes config, read and validated once at start (loadLanesConfig), before anything is opened. */
+  lanes: LanesConfig;
+  logger: Logger;
+  prisma: PrismaClient;
+  kv: KeyValueStore;
+};
+
+/** Everything createApp mounts routes on; built once by buildGatewayDeps. */
+export type GatewayDeps = AuthDeps & {
+  lanes: LanesConfig;
+  /** Sign-in mail: SMTP, or the log mailer outside production. */
+  mailer: Mailer;
+  /** The /metrics registry; the AI upstream metrics are registered on it. */
+  metrics: HttpMetrics;
+  /** What the AI handlers share (lanes, providers, usage, budget). */
+  ai: AiRuntime;
+  /** Bring-your-own provider keys: storage and the cached lookup of the AI hot path. */
+  providerKeys: ProviderKeyService;
+  /** Batched writer of usage rows (tokens per request). */
+  usage: UsageRecorder;
+};
+
+/** Replacements for tests and benchmarks; main.ts passes none. */
+export type GatewayDepsOverrides = {
+  clock?: Clock;
+  mailer?: Mailer;
+  usage?: UsageRecorder;
+};
+
+/**
+ * The gateway's wiring, used by main.ts and by every test harness, so both run
+ * the same graph. Parses the master keys: a bad one throws here, before the
+ * app exists.
+ */
+export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverrides = {}): GatewayDeps {
+  const { env, lanes, logger, prisma, kv } = base;
+  const masterKeys = env.PROVIDER_KEYS_MASTER_KEYS ? parseMasterKeys(env.PROVIDER_KEYS_MASTER_KEYS) : null;
+  if (!masterKeys) logger.warn('PROVIDER_KEYS_MASTER_KEYS unset: stored provider keys are disabled');
+  const clock = overrides.clock ?? systemClock;
+  const metrics = createHttpMetrics({ service: SERVICE_NAME });
+  const providerKeys = createProviderKeyService({ prisma, kv, logger, masterKeys });
+  const usage = overrides.usage ?? createUsageRecorder({ prisma, logger });
+  const ai = createAiRuntime({
+    env,
+    logger,
+    lanes,
+    registry: metrics.registry,
+    storedKeys: providerKeys.lookup,
+    usage,
+    budget: createTokenBudget({ kv, dailyTokens: env.AI_DAILY_TOKEN_BUDGET, logger }),
+  });
+  return {
+    ...base,
+    clock,
+    apiKeys: createApiKeyVerifier({ prisma, kv, logger, pepper: env.GATEWAY_SECRET, clock }),
+    keyGuessing: createKeyGuessingGuard(kv),
+    mailer: overrides.mailer ?? createMailer(env, logger),
+    metrics,
+    ai,
+    providerKeys,
+    usage,
+  };
+}
+
+/**
+ * Closes what buildGatewayDeps built, in the order shutdown needs: buffered
+ * usage rows and last-used writes go out while the database is still open.
+ * The caller closes Prisma and the key-value store afterwards.
+ */
+export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
+  await deps.usage.close();
+  await deps.apiKeys.close();
+  await deps.providerKeys.close();
+  await deps.mailer.close();
+}

@@ -1,0 +1,32 @@
+import type { KeyValueStore } from '@platform/db';
+import type { Logger } from '@platform/logging';
+import type { Express } from 'express';
+import { loadLanesConfig } from '../../src/ai/lanes';
+import { createApp } from '../../src/app';
+import {
+  buildGatewayDeps,
+  closeGatewayDeps,
+  type GatewayDeps,
+  type GatewayDepsOverrides,
+} from '../../src/deps';
+import { loadGatewayEnv } from '../../src/env';
+import type { PrismaClient } from '../../src/generated/prisma/client';
+
+/** One gateway instance as main.ts wires it, on stores the caller owns. */
+export type GatewayInstance = { app: Express; deps: GatewayDeps; close(): Promise<void> };
+
+/**
+ * Builds deps and app the way main.ts does (buildGatewayDeps, then createApp)
+ * from raw environment variables. `close` closes what the wiring built, not
+ * the database or store passed in.
+ */
+export function startGatewayInstance(
+  stores: { logger: Logger; prisma: PrismaClient; kv: KeyValueStore },
+  vars: Record<string, string>,
+  overrides: GatewayDepsOverrides = {},
+): GatewayInstance {
+  const env = loadGatewayEnv(vars);
+  const lanes = loadLanesConfig(env.AI_LANES_CONFIG, env.AI_ALLOWED_LANES);
+  const deps = buildGatewayDeps({ env, lanes, ...stores }, overrides);
+  return { app: createApp(deps), deps, close: () => closeGatewayDeps(deps) };
+}
