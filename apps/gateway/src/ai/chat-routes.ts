@@ -1,5 +1,5 @@
 import { type RequestHandler, Router } from 'express';
-import { type AccountingBase, callerOf, requestIdOf, withAccounting } from './accounting';
+import { type AccountingBase, callerOf, logUpstream, requestIdOf, withAccounting } from './accounting';
 import { completeChat } from './chat';
 import { prepareChat } from './chat-request';
 import { clientAbortSignal } from './client-signal';
@@ -28,6 +28,7 @@ export function createChatRouter(rt: AiRuntime, guards: RequestHandler[]): Route
     await withAccounting(rt, base, async () => {
       const storedKeys = await rt.storedKeys(caller.userId);
       const { response, result } = await completeChat(rt, prepared, storedKeys, clientSignal);
+      logUpstream(res, result);
       res.json(response);
       return { status: 200, target: result.target, usage: response.usage };
     });

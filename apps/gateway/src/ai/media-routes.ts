@@ -13,7 +13,7 @@ import { AppError } from '@platform/errors';
 import { parseRequestPart } from '@platform/service-kit';
 import { type RequestHandler, type Response, Router } from 'express';
 import type { z } from 'zod';
-import { type AccountingBase, callerOf, requestIdOf, withAccounting } from './accounting';
+import { type AccountingBase, callerOf, logUpstream, requestIdOf, withAccounting } from './accounting';
 import { clientAbortSignal } from './client-signal';
 import type { FallbackResult } from './fallback';
 import type { MediaKind } from './lanes';
@@ -84,6 +84,7 @@ function mediaRoute<S extends z.ZodType<MediaBody>>(
     await withAccounting(rt, base, async () => {
       const storedKeys = await rt.storedKeys(caller.userId);
       const result = await run(body, { targets, storedKeys, clientSignal }, res);
+      logUpstream(res, result);
       return { status: 200, target: result.target, usage: null };
     });
   };

@@ -3,6 +3,7 @@ import { ERROR_CODES } from '@platform/errors';
 import type { Response } from 'express';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { logUpstream } from './accounting';
 import { toChatUsage, upstreamChatParams } from './chat';
 import type { PreparedChat } from './chat-request';
 import { type FallbackResult, runWithFallback } from './fallback';
@@ -89,6 +90,7 @@ export async function streamChat(
     attempt: ({ target, credential, signal }) =>
       startStream(rt.providers.client(credential), prepared, target, signal),
   });
+  logUpstream(res, result);
   const { iterator, state } = result.value;
   const sse = openSse(res, { keepAliveMs: rt.keepAliveMs });
   let idleTimedOut = false;
