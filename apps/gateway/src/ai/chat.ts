@@ -44,11 +44,8 @@ export async function completeChat(
     metrics: rt.metrics,
     attempt: ({ target, credential, signal }) =>
       rt.providers
-        .client(credential)
-        .chat.completions.create(
-          { ...upstreamChatParams(prepared.request, target), stream: false },
-          { signal },
-        ),
+        .chat(credential)
+        .complete({ ...upstreamChatParams(prepared.request, target), stream: false }, signal),
   });
   const completion = result.value;
   const choice = completion.choices[0];

@@ -1,11 +1,11 @@
 import { type ChatUsage, STREAM_EVENTS } from '@platform/contract';
 import { ERROR_CODES } from '@platform/errors';
 import type { Response } from 'express';
-import OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { logUpstream } from './accounting';
 import { toChatUsage, upstreamChatParams } from './chat';
 import type { PreparedChat } from './chat-request';
+import type { ChatUpstream } from './chat-upstream';
 import { type FallbackResult, runWithFallback } from './fallback';
 import type { AiRuntime, StoredKeys } from './runtime';
 import { openSse } from './sse';
@@ -42,16 +42,15 @@ function absorb(chunk: ChatCompletionChunk, state: StreamState): void {
  * here still falls back to the next target.
  */
 async function startStream(
-  client: OpenAI,
+  client: ChatUpstream,
   prepared: PreparedChat,
   model: PreparedChat['targets'][number],
   signal: AbortSignal,
 ): Promise<StartedStream> {
-  const stream = await client.chat.completions.create(
+  const iterator = await client.stream(
     { ...upstreamChatParams(prepared.request, model), stream: true, stream_options: { include_usage: true } },
-    { signal },
+    signal,
   );
-  const iterator = stream[Symbol.asyncIterator]();
   const state: StreamState = { pending: [], finishReason: null, usage: null, ended: false };
   while (state.pending.length === 0) {
     const next = await iterator.next();
@@ -61,8 +60,8 @@ async function startStream(
     }
     absorb(next.value, state);
   }
-  // The SDK ends iteration quietly on abort; a timeout must still count as a failure.
-  if (signal.aborted) throw new OpenAI.APIUserAbortError();
+  // A stream that ended quietly while our signal fired still counts as a timeout/disconnect.
+  if (signal.aborted) throw new Error('upstream request aborted');
   return { iterator, state };
 }
 
@@ -88,7 +87,7 @@ export async function streamChat(
     logger: rt.logger,
     metrics: rt.metrics,
     attempt: ({ target, credential, signal }) =>
-      startStream(rt.providers.client(credential), prepared, target, signal),
+      startStream(rt.providers.chat(credential), prepared, target, signal),
   });
   logUpstream(res, result);
   const { iterator, state } = result.value;
