@@ -33,6 +33,12 @@ function main(): void {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const totalUs = profile.endTime - profile.startTime;
   const fromUs = lastSec > 0 ? totalUs - lastSec * 1e6 : 0;
+  const parentOf = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
+  const frameName = (n: Node) =>
+    `${n.callFrame.functionName || '(anonymous)'} ${groupOf(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+  const callersOf = args.includes('--callers') ? args[args.indexOf('--callers') + 1] : undefined;
+  const chains = new Map<string, number>();
   const selfByFn = new Map<string, number>();
   const selfByGroup = new Map<string, number>();
   let t = 0;
@@ -50,6 +56,15 @@ function main(): void {
     }
     counted += dt;
     const fn = `${functionName || '(anonymous)'} ${groupOf(url)}:${lineNumber + 1}`;
+    if (callersOf && functionName === callersOf) {
+      const chain: string[] = [];
+      for (let p = parentOf.get(node.id); p !== undefined && chain.length < 12; p = parentOf.get(p)) {
+        const parent = byId.get(p);
+        if (parent) chain.push(frameName(parent));
+      }
+      const key = chain.join(' < ');
+      chains.set(key, (chains.get(key) ?? 0) + dt);
+    }
     selfByFn.set(fn, (selfByFn.get(fn) ?? 0) + dt);
     const group = functionName === '(garbage collector)' ? '(gc)' : groupOf(url);
     selfByGroup.set(group, (selfByGroup.get(group) ?? 0) + dt);
@@ -66,6 +81,7 @@ function main(): void {
   };
   print('self time by file/package', selfByGroup);
   print('self time by function', selfByFn);
+  if (callersOf) print(`callers of ${callersOf}`, chains);
 }
 
 main();
