@@ -19,6 +19,7 @@ const USAGE = `Usage: npm run streams -w @platform/bench -- [options]
   --interval <ms>    upstream delay between chunks (default 100)
   --rounds <n>       alternating rounds (default 2)
   --cpu-prof <dir>   run our gateway under node --cpu-prof
+  --gateway-node-args "<flags>"  extra node flags for our gateway (e.g. --max-semi-space-size=4)
   --no-record        print only
 Needs TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_REDIS_URL) and a built apps/gateway/dist.
 The client holds 'streams' sockets: ulimit -n must allow it (checked).`;
@@ -28,15 +29,23 @@ type Target = 'direct' | 'ours';
 export type StreamRun = StreamClientResult & {
   round: number;
   target: Target;
-  /** Ours only: highest RSS sampled every 50 ms during the run, MB. */
-  peakRssMb: number | null;
+  /** Highest RSS sampled every 50 ms during the run, MB: ours, or for direct the upstream fake's (a bare Node server holding the same streams). */
+  peakRssMb: number;
   /** Ours only: event-loop delay during the run from its /metrics (prom-client, reset at each scrape), ms. */
   eventLoopDelayMs: { p50: number; p99: number; max: number } | null;
 };
 
 type Comparison = {
   streams: number;
-  direct: { ttfcP50: number; ttfcP99: number; latenessP50: number; latenessP99: number; completed: number };
+  direct: {
+    ttfcP50: number;
+    ttfcP99: number;
+    latenessP50: number;
+    latenessP99: number;
+    completed: number;
+    /** The upstream fake's peak RSS while serving the streams directly. */
+    upstreamPeakRssMb: number;
+  };
   ours: {
     ttfcP50: number;
     ttfcP99: number;
@@ -127,7 +136,10 @@ function compare(runs: StreamRun[], n: number): Comparison {
     latenessP99: med(t, (r) => r.chunkLatenessMs.p99),
     completed: Math.min(...of(t).map((r) => r.completed)),
   });
-  const direct = side('direct');
+  const direct = {
+    ...side('direct'),
+    upstreamPeakRssMb: Math.max(...of('direct').map((r) => r.peakRssMb ?? 0)),
+  };
   const ours = {
     ...side('ours'),
     peakRssMb: Math.max(...of('ours').map((r) => r.peakRssMb ?? 0)),
@@ -155,15 +167,15 @@ function markdownOf(r: StreamsRecord, files: { json: string; svg: string } | nul
     `N streams opened at once by an undici client in its own process; the OpenAI fake (own process) sends ${r.settings.chunks} content chunks ${r.settings.intervalMs} ms apart; ours = \`apps/gateway/dist/main.js\`, \`NODE_ENV=production\`, Postgres, Redis, API key, limits and usage on. ${r.settings.rounds} alternating rounds, medians. TTFC = request start to first content chunk; chunk lateness = arrival − start − k × ${r.settings.intervalMs} ms for chunk k; "added" = ours − direct. Loop delay from ours' /metrics (prom-client), RSS sampled every 50 ms.${files ? ` Files: [${files.json}](${files.json}), chart [${files.svg}](${files.svg}).` : ''}`,
     '',
     files ? `![stream capacity chart](${files.svg})\n` : '',
-    '| streams | completed direct / ours | TTFC p50 direct / ours | added TTFC p50 | chunk lateness p99 direct / ours | added per-chunk delay p50 / p99 | ours peak RSS MB | ours loop delay p99 / max ms |',
+    '| streams | completed direct / ours | TTFC p50 direct / ours | added TTFC p50 | chunk lateness p99 direct / ours | added per-chunk delay p50 / p99 | ours peak RSS MB (the fake, direct) | ours loop delay p99 / max ms |',
     '|--:|--:|--:|--:|--:|--:|--:|--:|',
     ...r.comparisons.map(
       (c) =>
-        `| ${c.streams} | ${c.direct.completed} / ${c.ours.completed} | ${c.direct.ttfcP50} / ${c.ours.ttfcP50} | **${c.added.ttfcP50}** | ${c.direct.latenessP99} / ${c.ours.latenessP99} | ${c.added.chunkDelayP50} / **${c.added.chunkDelayP99}** | **${c.ours.peakRssMb}** | ${c.ours.loopDelayP99Ms} / ${c.ours.loopDelayMaxMs} |`,
+        `| $c.streams| $c.direct.completed/ ${c.ours.completed} | ${c.direct.ttfcP50} / $c.ours.ttfcP50| **$c.added.ttfcP50** | $c.direct.latenessP99/ ${c.ours.latenessP99} | ${c.added.chunkDelayP50} / **$c.added.chunkDelayP99** | **$c.ours.peakRssMb** ($c.direct.upstreamPeakRssMb) | $c.ours.loopDelayP99Ms/ ${c.ours.loopDelayMaxMs} |`,
     ),
     '',
-    `Targets at 2,000 streams: added per-chunk delay p99 ≤ 50 ms, added TTFC p50 ≤ 200 ms, peak RSS ≤ 250 MB. Ours idle RSS ${r.ours.idleRssMb} MB, process peak (VmHWM) ${r.ours.peakRssMbProcess} MB, ${r.ours.errorLines} error log lines.`,
-    r.problems.length ? `Problems: ${r.problems.join('; ')}.` : '',
+    `Targets at 2,000 streams: added per-chunk delay p99 ≤ 50 ms, added TTFC p50 ≤ 200 ms, peak RSS ≤ 250 MB. Ours idle RSS $r.ours.idleRssMbMB, process peak (VmHWM) $r.ours.peakRssMbProcessMB, $r.ours.errorLineserror log lines.`,
+    r.problems.length ? `Problems: $r.problems.join('; ').` : '',
     '',
   ];
   return lines.filter((l, i) => l !== '' || lines[i - 1] !== '').join('\n');
@@ -188,9 +200,12 @@ function chartOf(r: StreamsRecord): string {
         ],
       },
       {
-        title: `${c.streams} streams: gateway peak RSS (MB, target ≤ 250 at 2,000)`,
+        title: `${c.streams} streams: peak RSS, ours and the bare upstream fake holding the same streams (MB)`,
         unit: 'MB',
-        bars: [{ label: 'ours peak RSS', value: c.ours.peakRssMb, color: COLORS.ours }],
+        bars: [
+          { label: 'fake, direct', value: c.direct.upstreamPeakRssMb, color: COLORS.direct },
+          { label: 'ours peak RSS', value: c.ours.peakRssMb, color: COLORS.ours },
+        ],
       },
     ]),
   );
@@ -204,6 +219,7 @@ async function main(): Promise<number> {
       interval: { type: 'string', default: '100' },
       rounds: { type: 'string', default: '2' },
       'cpu-prof': { type: 'string' },
+      'gateway-node-args': { type: 'string', default: '' },
       'no-record': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -236,7 +252,10 @@ async function main(): Promise<number> {
   const ours = await startOurGateway(upstream, {
     databaseServerUrl,
     redisUrl,
-    nodeArgs: cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [],
+    nodeArgs: [
+      ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []),
+      ...values['gateway-node-args'].split(' ').filter(Boolean),
+    ],
   });
   const services = { upstream, ours };
   const runs: StreamRun[] = [];
@@ -254,9 +273,9 @@ async function main(): Promise<number> {
         for (const target of order) {
           await sleep(1000);
           if (target === 'ours') await scrapeLoopDelay(ours.url);
-          const rss = target === 'ours' ? sampleRss(ours.pid) : null;
+          const rss = sampleRss(target === 'ours' ? ours.pid : upstream.pid);
           const result = await runClient(specFor(target, n, services, settings.chunks, settings.intervalMs));
-          const peakRssMb = rss ? rss.stop() : null;
+          const peakRssMb = rss.stop();
           const eventLoopDelayMs = target === 'ours' ? await scrapeLoopDelay(ours.url) : null;
           runs.push({ ...result, round, target, peakRssMb, eventLoopDelayMs });
           if (result.failed > 0)
@@ -264,7 +283,7 @@ async function main(): Promise<number> {
               `${n} streams, ${target}, round ${round}: ${result.failed} failed (${result.firstErrors.join(' | ')})`,
             );
           console.log(
-            `${n} streams ${target.padEnd(6)} round ${round}: completed ${result.completed}/${n}, TTFC p50 ${result.ttfcMs.p50} p99 ${result.ttfcMs.p99}, lateness p50 ${result.chunkLatenessMs.p50} p99 ${result.chunkLatenessMs.p99} ms${peakRssMb !== null ? `, peak RSS ${peakRssMb} MB, loop p99 ${eventLoopDelayMs?.p99} max ${eventLoopDelayMs?.max} ms` : ''}`,
+            `${n} streams ${target.padEnd(6)} round ${round}: completed ${result.completed}/${n}, TTFC p50 ${result.ttfcMs.p50} p99 ${result.ttfcMs.p99}, lateness p50 ${result.chunkLatenessMs.p50} p99 ${result.chunkLatenessMs.p99} ms, peak RSS ${peakRssMb} MB${eventLoopDelayMs ? `, loop p99 ${eventLoopDelayMs.p99} max ${eventLoopDelayMs.max} ms` : ''}`,
           );
         }
       }

@@ -94,19 +94,25 @@ export async function streamChat(
   const sse = openSse(res, { keepAliveMs: rt.keepAliveMs });
   let idleTimedOut = false;
   let failed = false;
-  let idleTimer: NodeJS.Timeout | undefined;
-  const armIdle = () => {
-    idleTimer = setTimeout(() => {
-      idleTimedOut = true;
-      result.controller.abort();
-    }, rt.idleTimeoutMs);
-  };
+  // One idle timer per stream, re-armed per chunk with refresh(): no timer churn
+  // at thousands of chunks per second. Only silence from upstream counts; time
+  // spent waiting for a slow client to drain re-arms it.
+  let awaitingUpstream = false;
+  const idleTimer = setTimeout(() => {
+    if (!awaitingUpstream) {
+      idleTimer.refresh();
+      return;
+    }
+    idleTimedOut = true;
+    result.controller.abort();
+  }, rt.idleTimeoutMs);
   try {
     for (const content of state.pending.splice(0)) await sse.send(STREAM_EVENTS.chunk, { content });
     while (!state.ended) {
-      armIdle();
+      awaitingUpstream = true;
+      idleTimer.refresh();
       const next = await iterator.next();
-      clearTimeout(idleTimer);
+      awaitingUpstream = false;
       if (next.done) break;
       absorb(next.value, state);
       for (const content of state.pending.splice(0)) await sse.send(STREAM_EVENTS.chunk, { content });
