@@ -5,6 +5,7 @@ import { ZGatewayEnv } from '../../apps/gateway/src/env';
 import { ZPaymentEnv } from '../../apps/payment/src/env';
 import {
   containerEnvironment,
+  interpolate,
   ROOT,
   rawEnvironment,
   readCompose,
@@ -33,6 +34,13 @@ function requiredKeys(schema: EnvSchema): string[] {
 }
 
 const { text: composeText, file: compose } = readCompose();
+
+/** The Dockerfile stage that sets a service's port (`FROM runtime-common AS runtime-<name>`). */
+function runtimeStage(name: string): string {
+  const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const stages = dockerfile.split(/^(?=FROM )/m);
+  return stages.find((stage) => stage.startsWith(`FROM runtime-common AS runtime-${name}\n`)) ?? '';
+}
 const envExample = readEnvExample();
 
 describe('.env.example', () => {
@@ -88,10 +96,19 @@ describe.each(SERVICES)('docker-compose.yml: $name', ({ name, schema, port }) =>
     expect(env.get('TRUST_PROXY_HOPS')).toBe('1');
   });
 
+  it('is built from the one Dockerfile with APP set to it', () => {
+    expect(service.build).toEqual({
+      context: '.',
+      dockerfile: 'Dockerfile',
+      target: 'runtime',
+      args: { APP: name },
+    });
+  });
+
   it('listens on the port its image exposes and the proxy forwards to', () => {
-    const dockerfile = fs.readFileSync(path.join(ROOT, 'apps', name, 'Dockerfile'), 'utf8');
-    expect(dockerfile).toContain(`EXPOSE ${port}`);
-    expect(dockerfile).toContain(`PORT=${port}`);
+    const stage = runtimeStage(name);
+    expect(stage).toContain(`EXPOSE ${port}`);
+    expect(stage).toContain(`PORT=${port}`);
     expect(env.get('PORT')).toBe(String(port));
     const proxyEnv = rawEnvironment(compose.services.proxy ?? {});
     expect(proxyEnv.get(`${name.toUpperCase()}_UPSTREAM`)).toBe(`${name}:${port}`);
@@ -103,9 +120,11 @@ describe.each(SERVICES)('docker-compose.yml: $name', ({ name, schema, port }) =>
       postgres: { condition: 'service_healthy' },
       redis: { condition: 'service_healthy' },
     });
-    expect(compose.services[`${name}-migrate`]?.build).toMatchObject({
-      dockerfile: `apps/${name}/Dockerfile`,
+    expect(compose.services[`${name}-migrate`]?.build).toEqual({
+      context: '.',
+      dockerfile: 'Dockerfile',
       target: 'migrate',
+      args: { APP: name },
     });
   });
 });
@@ -127,11 +146,40 @@ describe('proxy', () => {
     });
   });
 
-  it("serves the gateway's public URL", () => {
+  it("serves the gateway's public URL, over HTTPS", () => {
     const gatewayEnv = containerEnvironment(compose.services.gateway ?? {}, envExample);
     const proxyEnv = containerEnvironment(proxy, envExample);
     const publicUrl = new URL(gatewayEnv.get('GATEWAY_PUBLIC_URL') ?? '');
+    expect(publicUrl.protocol).toBe('https:');
     expect(publicUrl.hostname).toBe(proxyEnv.get('GATEWAY_SERVER_NAME'));
-    expect(publicUrl.port).toBe(envExample.get('PROXY_PORT')?.value);
+    expect(publicUrl.port).toBe(envExample.get('PROXY_TLS_PORT')?.value);
+    // Redirects from plain HTTP point at the same published port.
+    expect(proxyEnv.get('PROXY_HTTPS_PORT')).toBe(publicUrl.port);
+    expect(proxy.ports).toEqual(
+      expect.arrayContaining([
+        `\${PROXY_TLS_PORT:-8443}:${proxyEnv.get('PROXY_TLS_LISTEN')}`,
+        `\${PROXY_PORT:-8080}:${proxyEnv.get('PROXY_LISTEN')}`,
+      ]),
+    );
+  });
+
+  it('reads the certificate and key from the mounted TLS folder', () => {
+    const proxyEnv = containerEnvironment(proxy, envExample);
+    const vars = new Map([...envExample].map(([key, entry]) => [key, entry.value]));
+    const mounts = (proxy.volumes ?? []).map((v) => interpolate(v, vars).split(':'));
+    const tlsMount = mounts.find(([, target]) => target === '/etc/nginx/tls');
+    expect(tlsMount).toEqual([envExample.get('TLS_DIR')?.value, '/etc/nginx/tls', 'ro']);
+    expect(path.dirname(proxyEnv.get('TLS_CERTIFICATE') ?? '')).toBe('/etc/nginx/tls');
+    expect(path.dirname(proxyEnv.get('TLS_CERTIFICATE_KEY') ?? '')).toBe('/etc/nginx/tls');
+  });
+});
+
+describe('mailpit', () => {
+  it('starts only with the dev profile, and no production service waits for it', () => {
+    expect(compose.services.mailpit?.profiles).toEqual(['dev']);
+    const dependants = Object.entries(compose.services)
+      .filter(([, svc]) => !svc.profiles && JSON.stringify(svc.depends_on ?? {}).includes('mailpit'))
+      .map(([svcName]) => svcName);
+    expect(dependants).toEqual([]);
   });
 });

@@ -1,4 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import http2 from 'node:http2';
+import tls from 'node:tls';
 import {
   type OpenAIFake,
   type SmtpCapture,
@@ -15,10 +17,13 @@ import {
   type ServiceStorage,
   startService,
 } from './support/services';
+import { createTestCertificates, type TestCertificates } from './support/tls';
 
 // Both services run through their real src/main.ts (env parsing, migrations at
 // start, TRUST_PROXY_HOPS) behind Debian's nginx with infra/proxy's config, the
-// same files compose uses. Every request below goes through the proxy.
+// same files compose uses. Every request below goes through the proxy, over
+// HTTPS with a certificate from a CA made for this run and trusted by this
+// client only; plain HTTP is used only to show what it still answers.
 
 const PAYMENT_HOST = 'payment.localhost';
 const GATEWAY_HOST = 'gateway.localhost';
@@ -32,9 +37,13 @@ let smtp: SmtpCapture;
 const storages: ServiceStorage[] = [];
 const services: ServiceProcess[] = [];
 let proxy: NginxProxy;
+let certs: TestCertificates;
 let publicUrl: string;
 
-const call = (req: ProxyRequest) => proxyRequest(proxy.port, req);
+const https = () => ({ port: proxy.tlsPort, ca: certs.ca });
+const call = (req: ProxyRequest) => proxyRequest(https(), req);
+const callPlain = (req: ProxyRequest) => proxyRequest(proxy.port, req);
+const HSTS = 'max-age=31536000; includeSubDomains';
 
 function providerKeys(): Record<string, string> {
   return Object.fromEntries(PROVIDERS.map((p) => [`${p.toUpperCase()}_API_KEY`, `sk-e2e-${p}-server-key`]));
@@ -42,8 +51,10 @@ function providerKeys(): Record<string, string> {
 
 beforeAll(async () => {
   [stripe, openai, smtp] = await Promise.all([startStripeFake(), startOpenAIFake(), startSmtpCapture()]);
-  const port = await findFreePort();
-  publicUrl = `http://${GATEWAY_HOST}:${port}`;
+  // unknown.localhost too, so a client gets as far as the proxy's own 404 for it.
+  certs = createTestCertificates([PAYMENT_HOST, GATEWAY_HOST, 'unknown.localhost']);
+  const [port, tlsPort] = [await findFreePort(), await findFreePort()];
+  publicUrl = `https://${GATEWAY_HOST}:${tlsPort}`;
   // Recorded one by one, so afterAll cleans up whatever started before a failure.
   const paymentStorage = await createServiceStorage('payment');
   storages.push(paymentStorage);
@@ -65,7 +76,6 @@ beforeAll(async () => {
       ...providerKeys(),
       GATEWAY_PUBLIC_URL: publicUrl,
       GATEWAY_SECRET: randomBytes(32).toString('hex'),
-      SESSION_COOKIE_SECURE: 'false',
       SMTP_URL: smtp.url,
       AI_PROVIDER_BASE_URLS: PROVIDERS.map((p) => `${p}=${openai.baseURL}`).join(','),
       PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
@@ -76,6 +86,9 @@ beforeAll(async () => {
   const [payment, gateway] = services as [ServiceProcess, ServiceProcess];
   proxy = await startNginx({
     port,
+    tlsPort,
+    certFile: certs.certFile,
+    keyFile: certs.keyFile,
     paymentHost: PAYMENT_HOST,
     gatewayHost: GATEWAY_HOST,
     paymentUpstream: `127.0.0.1:${payment.port}`,
@@ -88,6 +101,7 @@ afterAll(async () => {
   await Promise.all(services.map((s) => s.stop()));
   await Promise.all(storages.map((s) => s.drop()));
   await Promise.all([stripe?.close(), openai?.close(), smtp?.close()]);
+  certs?.remove();
 }, 60_000);
 
 /** Signs a new user in by magic link and creates an API key, all through the proxy. */
@@ -109,10 +123,11 @@ async function signInWithApiKey(): Promise<string> {
     body: { code: link.searchParams.get('code') },
   });
   expect(verified.status).toBe(200);
-  const cookie = [verified.headers['set-cookie'] ?? []]
-    .flat()
-    .map((c) => c.split(';')[0])
-    .join('; ');
+  // The session cookie is Secure (the default): a browser keeps it for https only.
+  const setCookies = [verified.headers['set-cookie'] ?? []].flat();
+  expect(setCookies).toEqual([expect.stringMatching(/^gw_session=[^;]+;.*; Secure(;|$)/)]);
+  const cookie = setCookies.map((c) => c.split(';')[0]).join('; ');
+  // Sent back on the next call, the cookie is what authenticates it.
   const created = await call({
     host: GATEWAY_HOST,
     path: '/api/v1/auth/api-keys',
@@ -127,7 +142,7 @@ describe('through the reverse proxy', () => {
   it('routes each host name to its own service', async () => {
     const [payment, gateway] = await Promise.all([
       call({ host: PAYMENT_HOST, path: '/health' }),
-      call({ host: `${GATEWAY_HOST}:${proxy.port}`, path: '/health' }),
+      call({ host: `${GATEWAY_HOST}:${proxy.tlsPort}`, path: '/health' }),
     ]);
     expect(payment.status).toBe(200);
     expect(payment.json).toMatchObject({ status: 'ok', service: 'payment' });
@@ -208,7 +223,7 @@ describe('through the reverse proxy', () => {
     const apiKey = await signInWithApiKey();
     const pieces = ['one ', 'two ', 'three ', 'four'];
     openai.set({ chunks: pieces, chunkDelayMs: 400 });
-    const stream = await openSse(proxy.port, {
+    const stream = await openSse(https(), {
       host: GATEWAY_HOST,
       path: '/api/v1/ai/chat/stream',
       headers: { 'x-api-key': apiKey, accept: 'text/event-stream' },
@@ -231,6 +246,41 @@ describe('through the reverse proxy', () => {
       expect(['one ', ...chunks].join('')).toBe(pieces.join(''));
       expect(rest.at(-1)).toMatchObject({ event: 'done', data: { finish_reason: 'stop' } });
       expect(upstream?.completed).toBe(true);
+    } finally {
+      stream.close();
+      openai.reset();
+    }
+  });
+
+  it('streams the OpenAI-compatible /v1 unbuffered, ending with [DONE]', async () => {
+    const apiKey = await signInWithApiKey();
+    const pieces = ['one ', 'two ', 'three'];
+    openai.set({ chunks: pieces, chunkDelayMs: 400 });
+    const stream = await openSse(https(), {
+      host: GATEWAY_HOST,
+      path: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: { model: 'free', stream: true, messages: [{ role: 'user', content: 'Count.' }] },
+    });
+    type Chunk = { object: string; choices: Array<{ delta: { content?: string } }> };
+    const contentOf = (data: unknown) => (data as Chunk).choices?.[0]?.delta.content ?? '';
+    try {
+      expect(stream.status).toBe(200);
+      let text = '';
+      while (text === '') {
+        const event = await stream.next();
+        expect(event).toMatchObject({ event: 'message', data: { object: 'chat.completion.chunk' } });
+        text += contentOf(event?.data);
+      }
+      expect(text).toBe('one ');
+      // Buffering anywhere on the way would hold this chunk until the upstream finished.
+      const upstream = openai.requests.filter((r) => r.path === '/v1/chat/completions').at(-1);
+      expect(upstream?.completed).toBe(false);
+
+      const rest = [];
+      for (let event = await stream.next(); event; event = await stream.next()) rest.push(event.data);
+      expect(text + rest.map(contentOf).join('')).toBe(pieces.join(''));
+      expect(rest.at(-1)).toBe('[DONE]');
     } finally {
       stream.close();
       openai.reset();
@@ -275,5 +325,177 @@ describe('through the reverse proxy', () => {
     const huge = await call({ host: GATEWAY_HOST, path, body: 'x'.repeat(13 * 1024 * 1024) });
     expect(huge.status).toBe(413);
     expect(huge.json).toEqual({ error: 'payload too large', request_id: expect.stringMatching(UUID) });
+  });
+});
+
+describe('TLS at the proxy', () => {
+  it('sends the Secure session cookie back over HTTPS, where it authenticates the next call', async () => {
+    const email = `e2e-${randomUUID()}@example.com`;
+    await call({ host: GATEWAY_HOST, path: '/api/v1/auth/request-magic-link', body: { email } });
+    const mail = await smtp.waitForMessage((m) => m.to.includes(email), 10_000);
+    const code = new URL(/https?:\/\/\S+/.exec(mail.text)?.[0] ?? 'http://missing').searchParams.get('code');
+    const verified = await call({ host: GATEWAY_HOST, path: '/api/v1/auth/verify-code', body: { code } });
+    const setCookie = [verified.headers['set-cookie'] ?? []].flat()[0] ?? '';
+    expect(setCookie.split(';').map((part) => part.trim())).toContain('Secure');
+    const cookie = setCookie.split(';')[0] ?? '';
+
+    const session = await call({ host: GATEWAY_HOST, path: '/api/v1/auth/session', headers: { cookie } });
+    expect(session.status).toBe(200);
+    expect(session.json).toMatchObject({ email });
+    const without = await call({ host: GATEWAY_HOST, path: '/api/v1/auth/session' });
+    expect(without.status).toBe(401);
+  });
+
+  it('redirects plain HTTP to the same URL on HTTPS, keeping the method', async () => {
+    const res = await callPlain({ host: GATEWAY_HOST, path: '/api/v1/me?x=1' });
+    expect(res.status).toBe(308);
+    expect(res.headers.location).toBe(`https://${GATEWAY_HOST}:${proxy.tlsPort}/api/v1/me?x=1`);
+    expect(res.headers['strict-transport-security']).toBeUndefined();
+
+    const post = await callPlain({ host: PAYMENT_HOST, path: '/api/v1/checkout/subscription', body: {} });
+    expect(post.status).toBe(308);
+    expect(post.headers.location).toBe(
+      `https://${PAYMENT_HOST}:${proxy.tlsPort}/api/v1/checkout/subscription`,
+    );
+  });
+
+  it('answers the health paths on plain HTTP from the services themselves, for probes', async () => {
+    const [payment, gateway] = await Promise.all([
+      callPlain({ host: PAYMENT_HOST, path: '/health' }),
+      callPlain({ host: GATEWAY_HOST, path: '/health' }),
+    ]);
+    expect(payment.json).toMatchObject({ status: 'ok', service: 'payment' });
+    expect(gateway.json).toMatchObject({ status: 'ok', service: 'gateway' });
+    expect(gateway.headers['strict-transport-security']).toBeUndefined();
+
+    // Readiness goes to the service too (whatever it answers), never to the redirect.
+    const ready = await callPlain({ host: GATEWAY_HOST, path: '/health/ready' });
+    expect(ready.status).not.toBe(308);
+    const id = ready.headers['x-request-id'];
+    const deadline = Date.now() + 5_000;
+    const logged = () =>
+      proxy
+        .accessLog()
+        .split('\n')
+        .find((line) => line.includes(`rid=${id}`));
+    while (!logged() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(logged()).toMatch(/"GET \/health\/ready HTTP\/1\.1" \d+ .* upstream=127\.0\.0\.1:\d+ /);
+  });
+
+  it('sends HSTS exactly once on HTTPS answers, from the services and from nginx itself', async () => {
+    const [service, unknown] = await Promise.all([
+      call({ host: PAYMENT_HOST, path: '/health' }),
+      call({ host: 'unknown.localhost', path: '/' }),
+    ]);
+    expect(service.status).toBe(200);
+    // helmet's own header is replaced, not repeated (node joins repeated headers with ", ").
+    expect(service.headers['strict-transport-security']).toBe(HSTS);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['strict-transport-security']).toBe(HSTS);
+  });
+
+  it('speaks HTTP/2 to clients that offer it', async () => {
+    const session = http2.connect(`https://127.0.0.1:${proxy.tlsPort}`, {
+      ca: certs.ca,
+      servername: GATEWAY_HOST,
+    });
+    try {
+      const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = session.request({ ':path': '/health', ':authority': GATEWAY_HOST });
+        let status = 0;
+        let body = '';
+        req.setEncoding('utf8');
+        req.on('response', (headers) => {
+          status = Number(headers[':status']);
+        });
+        req.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        req.on('end', () => resolve({ status, body }));
+        req.on('error', reject);
+        req.end();
+      });
+      expect(session.alpnProtocol).toBe('h2');
+      expect(status).toBe(200);
+      expect(JSON.parse(body)).toMatchObject({ service: 'gateway' });
+    } finally {
+      session.close();
+    }
+  });
+
+  it('streams server-sent events over HTTP/2, as browsers receive them, chunk by chunk', async () => {
+    const apiKey = await signInWithApiKey();
+    openai.set({ chunks: ['one ', 'two ', 'three'], chunkDelayMs: 400 });
+    const session = http2.connect(`https://127.0.0.1:${proxy.tlsPort}`, {
+      ca: certs.ca,
+      servername: GATEWAY_HOST,
+    });
+    try {
+      const payload = JSON.stringify({
+        lane: 'free',
+        project_id: 'e2e',
+        messages: [{ role: 'user', content: 'Count.' }],
+      });
+      const req = session.request({
+        ':method': 'POST',
+        ':path': '/api/v1/ai/chat/stream',
+        ':authority': GATEWAY_HOST,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'x-api-key': apiKey,
+      });
+      req.setEncoding('utf8');
+      const status = new Promise<number>((resolve) =>
+        req.on('response', (h) => resolve(Number(h[':status']))),
+      );
+      let text = '';
+      const firstChunk = new Promise<void>((resolve) =>
+        req.on('data', (chunk: string) => {
+          text += chunk;
+          if (text.includes('event: chunk')) resolve();
+        }),
+      );
+      const ended = new Promise<void>((resolve, reject) => {
+        req.on('end', resolve);
+        req.on('error', reject);
+      });
+      req.end(payload);
+      expect(await status).toBe(200);
+      await firstChunk;
+      // The first chunk is here while the provider is still generating: nothing buffered it.
+      const upstream = openai.requests.filter((r) => r.path === '/v1/chat/completions').at(-1);
+      expect(upstream?.completed).toBe(false);
+      await ended;
+      expect(text).toContain('event: done');
+    } finally {
+      session.close();
+      openai.reset();
+    }
+  });
+
+  it('negotiates TLS 1.3, and TLS 1.2 only with a forward-secret AEAD cipher', async () => {
+    const handshake = (options: tls.ConnectionOptions) =>
+      new Promise<{ protocol: string | null; cipher: string }>((resolve, reject) => {
+        const socket = tls.connect({
+          host: '127.0.0.1',
+          port: proxy.tlsPort,
+          servername: GATEWAY_HOST,
+          ca: certs.ca,
+          ...options,
+        });
+        socket.once('secureConnect', () => {
+          resolve({ protocol: socket.getProtocol(), cipher: socket.getCipher().name });
+          socket.destroy();
+        });
+        socket.once('error', reject);
+      });
+    expect((await handshake({})).protocol).toBe('TLSv1.3');
+    const v12 = await handshake({ maxVersion: 'TLSv1.2' });
+    expect(v12.protocol).toBe('TLSv1.2');
+    expect(v12.cipher).toMatch(/^ECDHE-(ECDSA|RSA)-(AES\d+-GCM-SHA\d+|CHACHA20-POLY1305)$/);
+    // A client offering only CBC ciphers gets no TLS 1.2 connection.
+    await expect(
+      handshake({ maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-SHA256:ECDHE-ECDSA-AES128-SHA' }),
+    ).rejects.toThrow();
   });
 });

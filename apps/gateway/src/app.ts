@@ -1,19 +1,21 @@
 import { buildGatewayOpenApi } from '@platform/contract';
 import { errorHandler, notFoundHandler } from '@platform/errors';
-import { createServiceApp, healthRoutes, jsonBody } from '@platform/service-kit';
+import { createHealthRouter, createServiceApp, jsonBody } from '@platform/service-kit';
 import type { Express } from 'express';
 import { createChatRouter } from './ai/chat-routes';
 import { createMediaRouter } from './ai/media-routes';
-import { apiKeyRoutes } from './api-keys/routes';
+import { createApiKeyRouter } from './api-keys/routes';
 import { authenticate, requireApiKey } from './auth/api-key-auth';
-import { authRoutes } from './auth/routes';
+import { createAuthRouter } from './auth/routes';
+import { createConsoleRouter } from './console/routes';
 import { type GatewayDeps, SERVICE_NAME } from './deps';
 import { corsPolicy } from './http/cors';
 import { requireTrustedOrigin } from './http/csrf';
+import { createOpenAiCompatRouter } from './openai-compat/routes';
 import { createProviderKeyRouter } from './provider-keys/routes';
 import { requireAiLimits } from './rate-limit/limits';
 import { createUsageRouter } from './usage/routes';
-import { userRoutes } from './users/routes';
+import { createUserRouter } from './users/routes';
 
 export type { GatewayDeps } from './deps';
 export { SERVICE_NAME } from './deps';
@@ -26,7 +28,8 @@ export const AI_BODY_LIMIT = '10mb';
 
 /**
  * Mounts the gateway's routes on the deps main.ts (or a test) built. Order:
- * request id, metrics, access log, helmet, CORS; public routes; then /api/v1.
+ * request id, metrics, access log, helmet, CORS; public routes; then /api/v1
+ * and the OpenAI-compatible /v1.
  */
 export function createApp(deps: GatewayDeps): Express {
   const { env, logger, kv, prisma } = deps;
@@ -38,31 +41,35 @@ export function createApp(deps: GatewayDeps): Express {
   });
   app.use(corsPolicy(deps));
 
-  app.use(healthRoutes(SERVICE_NAME, () => buildGatewayOpenApi({ serverUrl: env.GATEWAY_PUBLIC_URL })));
+  app.use(createHealthRouter(SERVICE_NAME, () => buildGatewayOpenApi({ serverUrl: env.GATEWAY_PUBLIC_URL })));
   app.get('/metrics', deps.metrics.handler);
 
   // Key check and limits run before the body is parsed, so a refused caller
   // cannot make us read 10 MB.
-  const aiGuards = [
-    requireApiKey(deps),
-    requireAiLimits({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE, budget: deps.ai.budget }),
-    jsonBody(AI_BODY_LIMIT),
-  ];
+  const aiLimits = requireAiLimits({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE, budget: deps.ai.budget });
+  const aiGuards = [requireApiKey(deps), aiLimits, jsonBody(AI_BODY_LIMIT)];
+  // OpenAI's SDKs send the key as `Authorization: Bearer`.
+  const bearerKey = requireApiKey(deps, { bearer: true });
   const sessionOrKey = authenticate(deps, { allow: ['session', 'api_key'] });
 
-  app.use('/api/v1', authRoutes(deps, deps.mailer));
-  app.use('/api/v1', apiKeyRoutes(deps));
-  app.use('/api/v1', userRoutes(deps));
+  app.use('/api/v1', createAuthRouter(deps, deps.mailer));
+  app.use('/api/v1', createApiKeyRouter(deps));
+  app.use('/api/v1', createUserRouter(deps));
   app.use('/api/v1/ai', createChatRouter(deps.ai, aiGuards), createMediaRouter(deps.ai, aiGuards));
   app.use(
     '/api/v1/keys',
-    createProviderKeyRouter({
-      service: deps.providerKeys,
-      auth: sessionOrKey,
-      csrf: requireTrustedOrigin(deps),
+    createProviderKeyRouter(deps, { auth: sessionOrKey, csrf: requireTrustedOrigin(deps) }),
+  );
+  app.use('/api/v1/usage', createUsageRouter({ prisma, auth: sessionOrKey, budget: deps.ai.budget }));
+  // OpenAI's path layout, outside /api/v1; it answers its own errors (OpenAI's shape), 404s included.
+  app.use(
+    '/v1',
+    createOpenAiCompatRouter(deps.ai, {
+      guards: { chat: [bearerKey, aiLimits, jsonBody(AI_BODY_LIMIT)], read: [bearerKey] },
+      logger,
     }),
   );
-  app.use('/api/v1/usage', createUsageRouter({ prisma, auth: sessionOrKey }));
+  app.use(createConsoleRouter(deps));
 
   app.use(notFoundHandler());
   app.use(errorHandler({ logger }));

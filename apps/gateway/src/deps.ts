@@ -11,8 +11,9 @@ import type { GatewayEnv } from './env';
 import type { PrismaClient } from './generated/prisma/client';
 import { createMailer, type Mailer } from './mail';
 import { parseMasterKeys } from './provider-keys/crypto';
-import { createProviderKeyService, type ProviderKeyService } from './provider-keys/service';
-import { createTokenBudget } from './rate-limit/limits';
+import type { ProviderKeyDeps } from './provider-keys/deps';
+import { createStoredKeyCache } from './provider-keys/stored-key-cache';
+import { createTokenBudget } from './rate-limit/token-budget';
 import { createUsageRecorder, type UsageRecorder } from './usage/recorder';
 
 export const SERVICE_NAME = 'gateway';
@@ -28,19 +29,18 @@ export type GatewayBase = {
 };
 
 /** Everything createApp mounts routes on; built once by buildGatewayDeps. */
-export type GatewayDeps = AuthDeps & {
-  lanes: LanesConfig;
-  /** Sign-in mail: SMTP, or the log mailer outside production. */
-  mailer: Mailer;
-  /** The /metrics registry; the AI upstream metrics are registered on it. */
-  metrics: HttpMetrics;
-  /** What the AI handlers share (lanes, providers, usage, budget). */
-  ai: AiRuntime;
-  /** Bring-your-own provider keys: storage and the cached lookup of the AI hot path. */
-  providerKeys: ProviderKeyService;
-  /** Batched writer of usage rows (tokens per request). */
-  usage: UsageRecorder;
-};
+export type GatewayDeps = AuthDeps &
+  ProviderKeyDeps & {
+    lanes: LanesConfig;
+    /** Sign-in mail: SMTP, or the log mailer outside production. */
+    mailer: Mailer;
+    /** The /metrics registry; the AI upstream metrics are registered on it. */
+    metrics: HttpMetrics;
+    /** What the AI handlers share (lanes, providers, usage, budget). */
+    ai: AiRuntime;
+    /** Batched writer of usage rows (tokens per request). */
+    usage: UsageRecorder;
+  };
 
 /** Replacements for tests and benchmarks; main.ts passes none. */
 export type GatewayDepsOverrides = {
@@ -60,14 +60,14 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
   if (!masterKeys) logger.warn('PROVIDER_KEYS_MASTER_KEYS unset: stored provider keys are disabled');
   const clock = overrides.clock ?? systemClock;
   const metrics = createHttpMetrics({ service: SERVICE_NAME });
-  const providerKeys = createProviderKeyService({ prisma, kv, logger, masterKeys });
+  const storedKeys = createStoredKeyCache({ prisma, kv, logger, masterKeys });
   const usage = overrides.usage ?? createUsageRecorder({ prisma, logger });
   const ai = createAiRuntime({
     env,
     logger,
     lanes,
     registry: metrics.registry,
-    storedKeys: providerKeys.lookup,
+    storedKeys: storedKeys.lookup,
     usage,
     budget: createTokenBudget({ kv, dailyTokens: env.AI_DAILY_TOKEN_BUDGET, logger }),
   });
@@ -79,7 +79,8 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     mailer: overrides.mailer ?? createMailer(env, logger),
     metrics,
     ai,
-    providerKeys,
+    masterKeys,
+    storedKeys,
     usage,
   };
 }
@@ -92,6 +93,6 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
 export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
   await deps.usage.close();
   await deps.apiKeys.close();
-  await deps.providerKeys.close();
+  await deps.storedKeys.close();
   await deps.mailer.close();
 }

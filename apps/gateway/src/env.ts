@@ -38,6 +38,9 @@ export const ZGatewayEnv = z
     SMTP_URL: envFields.url().optional(),
     MAIL_FROM: z.string().default('AI Gateway <no-reply@localhost>'),
 
+    /** Folder of the built web console served at `/`; unset -> the dist/ of @platform/console. */
+    GATEWAY_CONSOLE_DIR: z.string().optional(),
+
     // --- AI -------------------------------------------------------------------
     /** Lanes a request may name. */
     AI_ALLOWED_LANES: envFields.list().default(['free', 'standard', 'premium']),

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createApiKey } from '../src/api-keys/service';
+import { createApiKey } from '../src/api-keys/create-api-key';
 import { type AiHarness, startAiHarness, type TestCaller } from './support/ai-harness';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

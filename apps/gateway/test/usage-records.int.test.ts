@@ -110,7 +110,7 @@ describe('usage records', () => {
 });
 
 describe('GET /api/v1/usage', () => {
-  it('summarises per project and day, for a key or a session', async () => {
+  it('summarises per project and day, split by lane and model, for a key or a session', async () => {
     h.openai.set({ usage: { prompt_tokens: 1, completion_tokens: 2 } });
     await chat('alpha');
     await chat('alpha');
@@ -130,6 +130,7 @@ describe('GET /api/v1/usage', () => {
           completion_tokens: 4,
           total_tokens: 6,
           errors: 0,
+          models: [{ lane: 'free', model: 'free-a', requests: 2, total_tokens: 6 }],
         },
         {
           project_id: 'beta',
@@ -139,6 +140,11 @@ describe('GET /api/v1/usage', () => {
           completion_tokens: 2,
           total_tokens: 3,
           errors: 1,
+          // The failed request is recorded with the last target it tried; most tokens first.
+          models: [
+            { lane: 'free', model: 'free-a', requests: 1, total_tokens: 3 },
+            { lane: 'free', model: 'free-c', requests: 1, total_tokens: 0 },
+          ],
         },
       ],
     };

@@ -1,16 +1,16 @@
 import { buildPaymentOpenApi } from '@platform/contract';
 import { errorHandler, notFoundHandler } from '@platform/errors';
-import { createServiceApp, healthRoutes, jsonBody } from '@platform/service-kit';
+import { createHealthRouter, createServiceApp, jsonBody } from '@platform/service-kit';
 import { type Express, Router } from 'express';
 import { requireApiKey } from './auth/api-key';
-import { checkoutRoutes } from './checkout/routes';
+import { createCheckoutRouter } from './checkout/routes';
 import type { PaymentDeps } from './deps';
-import { docsRoutes } from './docs/render-docs';
-import { portalRoutes } from './portal/routes';
+import { createDocsRouter } from './docs/render-docs';
+import { createPortalRouter } from './portal/routes';
 import { apiRateLimit } from './rate-limit/api-rate-limit';
 import { createSubscriptionStatusReader } from './subscriptions/get-status';
-import { subscriptionRoutes } from './subscriptions/routes';
-import { webhookRoutes } from './webhooks/routes';
+import { createSubscriptionRouter } from './subscriptions/routes';
+import { createWebhookRouter } from './webhooks/routes';
 
 export type { PaymentDeps } from './deps';
 
@@ -34,18 +34,18 @@ export function createApp(deps: PaymentDeps): Express {
     trustProxyHops: deps.env.TRUST_PROXY_HOPS,
   });
 
-  app.use(healthRoutes(SERVICE_NAME, () => buildPaymentOpenApi()));
-  app.use(docsRoutes(() => buildPaymentOpenApi()));
+  app.use(createHealthRouter(SERVICE_NAME, () => buildPaymentOpenApi()));
+  app.use(createDocsRouter(() => buildPaymentOpenApi()));
   app.get('/metrics', metrics.handler);
-  app.use(webhookRoutes({ ...deps, now }));
+  app.use(createWebhookRouter({ ...deps, now }));
 
   const api = Router();
   api.use(requireApiKey(deps.env.PAYMENT_MS_API_KEY));
   api.use(apiRateLimit({ limitPerMinute: deps.env.PAYMENT_RATE_LIMIT_PER_MINUTE, kv: deps.kv }));
   api.use(jsonBody(API_BODY_LIMIT));
-  api.use(checkoutRoutes(deps));
+  api.use(createCheckoutRouter(deps));
   api.use(
-    subscriptionRoutes(
+    createSubscriptionRouter(
       createSubscriptionStatusReader({
         ...deps,
         now,
@@ -53,7 +53,7 @@ export function createApp(deps: PaymentDeps): Express {
       }),
     ),
   );
-  api.use(portalRoutes(deps));
+  api.use(createPortalRouter(deps));
   app.use('/api/v1', api);
 
   app.use(notFoundHandler());

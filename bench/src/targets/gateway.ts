@@ -12,7 +12,7 @@ import {
   type TestDatabase,
 } from '@platform/testing';
 import { loadLanesConfig } from '../../../apps/gateway/src/ai/lanes';
-import { createApiKey } from '../../../apps/gateway/src/api-keys/service';
+import { createApiKey } from '../../../apps/gateway/src/api-keys/create-api-key';
 import { createApp } from '../../../apps/gateway/src/app';
 import { buildGatewayDeps, closeGatewayDeps } from '../../../apps/gateway/src/deps';
 import { loadGatewayEnv } from '../../../apps/gateway/src/env';

@@ -80,7 +80,9 @@ export function interpolate(value: string, vars: Map<string, string>): string {
 /** The parts of a compose service this test reads. */
 export type ComposeService = {
   image?: string;
-  build?: { context?: string; dockerfile?: string; target?: string };
+  build?: { context?: string; dockerfile?: string; target?: string; args?: Record<string, string> };
+  profiles?: string[];
+  volumes?: string[];
   environment?: Record<string, string | number | boolean | null> | string[];
   env_file?: string | Array<string | { path: string }>;
   ports?: string[];

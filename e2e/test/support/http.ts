@@ -1,4 +1,5 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import https from 'node:https';
 
 /** One request sent to the proxy on 127.0.0.1, as a client somewhere would send it. */
 export type ProxyRequest = {
@@ -13,10 +14,17 @@ export type ProxyRequest = {
   localAddress?: string;
 };
 
+/**
+ * Where the proxy listens: a bare port is plain HTTP; with `ca` the request
+ * goes over TLS, trusting only that CA and checking the certificate against
+ * the Host header's name (sent as SNI), as a browser would.
+ */
+export type ProxyTarget = number | { port: number; ca?: Buffer };
+
 export type ProxyResponse = { status: number; headers: IncomingHttpHeaders; text: string; json: unknown };
 
 function send(
-  port: number,
+  target: ProxyTarget,
   req: ProxyRequest,
 ): { request: http.ClientRequest; response: Promise<IncomingMessage> } {
   const payload =
@@ -30,7 +38,8 @@ function send(
     headers['content-type'] ??= 'application/json';
     headers['content-length'] = String(Buffer.byteLength(payload));
   }
-  const request = http.request({
+  const { port, ca } = typeof target === 'number' ? { port: target, ca: undefined } : target;
+  const options = {
     host: '127.0.0.1',
     port,
     method: req.method ?? (payload === undefined ? 'GET' : 'POST'),
@@ -39,7 +48,10 @@ function send(
     localAddress: req.localAddress,
     // A fresh connection per request: no pooled socket outlives the test.
     agent: false,
-  });
+  } as const;
+  const request = ca
+    ? https.request({ ...options, ca, servername: req.host.replace(/:\d+$/, '') })
+    : http.request(options);
   const response = new Promise<IncomingMessage>((resolve, reject) => {
     request.once('response', resolve);
     request.on('error', reject);
@@ -49,8 +61,8 @@ function send(
 }
 
 /** Sends a request through the proxy and reads the whole answer. */
-export async function proxyRequest(port: number, req: ProxyRequest): Promise<ProxyResponse> {
-  const res = await send(port, req).response;
+export async function proxyRequest(target: ProxyTarget, req: ProxyRequest): Promise<ProxyResponse> {
+  const res = await send(target, req).response;
   const chunks: Buffer[] = [];
   for await (const chunk of res) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');
@@ -92,8 +104,8 @@ function parseEvent(block: string): SseEvent | undefined {
 }
 
 /** Opens a streaming request through the proxy; events are handed out as their bytes arrive. */
-export async function openSse(port: number, req: ProxyRequest): Promise<SseStream> {
-  const { request, response } = send(port, req);
+export async function openSse(target: ProxyTarget, req: ProxyRequest): Promise<SseStream> {
+  const { request, response } = send(target, req);
   const res = await response;
   res.setEncoding('utf8');
   const events: SseEvent[] = [];

@@ -15,18 +15,26 @@ const CANDIDATES = [
 
 /** A running nginx with the repository's proxy config. */
 export type NginxProxy = {
+  /** Plain-HTTP port on 127.0.0.1 (health paths, redirects). */
   port: number;
+  /** HTTPS port on 127.0.0.1. */
+  tlsPort: number;
   /** Everything nginx wrote to its access log so far. */
   accessLog(): string;
   close(): Promise<void>;
 };
 
 export type StartNginxOptions = {
-  /** Listen port on 127.0.0.1. */
+  /** Plain-HTTP listen port on 127.0.0.1. */
   port: number;
-  /** host:port of each service. */
-  paymentUpstream: string;
-  gatewayUpstream: string;
+  /** HTTPS listen port on 127.0.0.1; redirects from plain HTTP point here. */
+  tlsPort: number;
+  /** PEM files of the server certificate (chain) and its key. */
+  certFile: string;
+  keyFile: string;
+  /** host:port of each service, or of each of its instances. */
+  paymentUpstream: string | string[];
+  gatewayUpstream: string | string[];
   paymentHost: string;
   gatewayHost: string;
 };
@@ -55,12 +63,20 @@ export async function findFreePort(): Promise<number> {
 /**
  * Substitutes `${NAME}` the way the nginx image's envsubst step does: only the
  * given names, so nginx's own `$variables` and `${capture}` references stay.
+ * A list value repeats each line that uses it once per entry, as a deploy
+ * script lists several instances (`server a:1;` `server b:2;`).
  */
-export function renderTemplate(template: string, values: Record<string, string>): string {
-  const rendered = template.replace(
-    /\$\{([A-Z][A-Z0-9_]*)\}/g,
-    (whole, name: string) => values[name] ?? whole,
-  );
+export function renderTemplate(template: string, values: Record<string, string | string[]>): string {
+  const lines = template.split('\n').flatMap((line) => {
+    const list = Object.entries(values).find(([name, v]) => Array.isArray(v) && line.includes(`\${${name}}`));
+    if (!list) return [line];
+    const [name, entries] = list as [string, string[]];
+    return entries.map((entry) => line.replaceAll(`\${${name}}`, entry));
+  });
+  const rendered = lines.join('\n').replace(/\$\{([A-Z][A-Z0-9_]*)\}/g, (whole, name: string) => {
+    const value = values[name];
+    return typeof value === 'string' ? value : whole;
+  });
   const left = rendered.match(/\$\{[A-Z][A-Z0-9_]*\}/g);
   if (left) throw new Error(`template variables without a value: ${[...new Set(left)].join(', ')}`);
   return rendered;
@@ -78,6 +94,10 @@ function writePrefix(dir: string, opts: StartNginxOptions): void {
     path.join(dir, 'conf.d', 'default.conf'),
     renderTemplate(template, {
       PROXY_LISTEN: `127.0.0.1:${opts.port}`,
+      PROXY_TLS_LISTEN: `127.0.0.1:${opts.tlsPort}`,
+      PROXY_HTTPS_PORT: String(opts.tlsPort),
+      TLS_CERTIFICATE: opts.certFile,
+      TLS_CERTIFICATE_KEY: opts.keyFile,
       PROXY_ACCESS_LOG: path.join(dir, 'access.log'),
       PAYMENT_SERVER_NAME: opts.paymentHost,
       GATEWAY_SERVER_NAME: opts.gatewayHost,
@@ -156,6 +176,7 @@ export async function startNginx(opts: StartNginxOptions): Promise<NginxProxy> {
 
   return {
     port: opts.port,
+    tlsPort: opts.tlsPort,
     accessLog: () => readIfExists(path.join(dir, 'access.log')),
     async close() {
       if (child.exitCode === null) {

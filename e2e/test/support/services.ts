@@ -14,6 +14,8 @@ export type ServiceProcess = {
   output(): string;
   /** SIGTERM, then waits for the exit; resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** Sends a signal (SIGKILL: a crash) and waits for the exit; resolves with the exit code, null when killed. */
+  kill(signal: NodeJS.Signals): Promise<number | null>;
 };
 
 /** Where a service keeps its data for one test file, as env variables, and how to drop it. */
@@ -56,16 +58,18 @@ function parseLine(line: string): LogLine | undefined {
 
 /**
  * Runs `node --conditions=source --import tsx src/main.ts` in the app folder
- * with only the given environment (plus PATH), on an OS-assigned loopback
- * port read back from the service's own "listening" log line.
+ * with only the given environment (plus PATH), on loopback: on `opts.port`
+ * (for a service whose public URL must name its port) or an OS-assigned port,
+ * read back from the service's own "listening" log line.
  */
 export async function startService(
   name: 'payment' | 'gateway',
   env: Record<string, string>,
+  opts: { port?: number } = {},
 ): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/main.ts'], {
     cwd: path.join(ROOT, 'apps', name),
-    env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: '0' },
+    env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: String(opts.port ?? 0) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -107,6 +111,10 @@ export async function startService(
     name,
     port,
     output: () => output,
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
       child.kill('SIGTERM');

@@ -4,7 +4,7 @@ import type { RetryEvent } from './transport';
 
 /** Options of `createPaymentClient` and `createGatewayClient`. */
 export type ClientOptions = {
-  /** Base URL of the service, e.g. `http://payment.localhost:8080`; a trailing slash is ignored. */
+  /** Base URL of the service, e.g. `https://payment.localhost:8443`; a trailing slash is ignored. */
   baseUrl: string;
   /** API key, sent as `X-API-Key` (payment) or `x-api-key` (gateway). */
   apiKey: string;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZIsoTimestamp } from './common';
 import { ZProjectId } from './gateway-common';
 
 /** Longest window one usage query may span, so one call cannot scan years of rows. */
@@ -30,6 +31,17 @@ export type UsageQuery = z.infer<typeof ZUsageQuery>;
 
 const ZCount = z.number().int().min(0);
 
+/** One lane and model a project used on a day; requests that never reached a model have null. */
+export const ZUsageModelRow = z
+  .object({
+    lane: z.string().nullable(),
+    model: z.string().nullable().meta({ description: 'The model that served the requests.' }),
+    requests: ZCount,
+    total_tokens: ZCount,
+  })
+  .meta({ id: 'UsageModelRow' });
+export type UsageModelRow = z.infer<typeof ZUsageModelRow>;
+
 /** Usage of one project on one day. */
 export const ZUsageRow = z
   .object({
@@ -40,6 +52,9 @@ export const ZUsageRow = z
     completion_tokens: ZCount,
     total_tokens: ZCount,
     errors: ZCount.meta({ description: 'Requests that ended in an error.' }),
+    models: z
+      .array(ZUsageModelRow)
+      .meta({ description: 'The same requests split by lane and model, most tokens first.' }),
   })
   .meta({ id: 'UsageRow' });
 export type UsageRow = z.infer<typeof ZUsageRow>;
@@ -47,3 +62,16 @@ export type UsageRow = z.infer<typeof ZUsageRow>;
 /** `GET /api/v1/usage` 200, ordered by day then project_id. */
 export const ZUsageResponse = z.object({ usage: z.array(ZUsageRow) }).meta({ id: 'UsageResponse' });
 export type UsageResponse = z.infer<typeof ZUsageResponse>;
+
+/** `GET /api/v1/usage/today` 200: the caller's tokens today (UTC) against the daily budget. */
+export const ZUsageTodayResponse = z
+  .object({
+    day: z.iso.date(),
+    total_tokens: ZCount.meta({ description: 'Tokens charged to the budget today.' }),
+    daily_token_budget: ZCount.meta({
+      description: 'AI_DAILY_TOKEN_BUDGET; at or over it AI calls get 429.',
+    }),
+    resets_at: ZIsoTimestamp.meta({ description: 'Next UTC midnight, when the count starts again.' }),
+  })
+  .meta({ id: 'UsageTodayResponse' });
+export type UsageTodayResponse = z.infer<typeof ZUsageTodayResponse>;

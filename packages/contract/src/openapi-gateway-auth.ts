@@ -90,7 +90,9 @@ function registerSignInPaths(registry: OpenAPIRegistry): void {
     description:
       'An HTML page with a "Sign in" button that posts the code to verify-code. Opening the ' +
       'link does not use the code, so mail scanners that fetch links cannot spend it. A ' +
-      'malformed link gets an HTML error page with status 400.',
+      'malformed link gets an HTML error page with status 400. Mails carry this link when ' +
+      'the request named a `redirect_url`; otherwise they link to the web console ' +
+      '(`/?code=…`), which asks for the same button press and posts the code as JSON.',
     tags: [TAG],
     request: { query: ZMagicLinkQuery },
     responses: {

@@ -2,16 +2,18 @@ import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-open
 import type { ErrorCode } from '@platform/errors/codes';
 import { ZStreamChunkEvent, ZStreamDoneEvent, ZStreamErrorEvent } from './gateway-ai';
 import { SESSION_COOKIE_NAME } from './gateway-auth';
+import { ZGatewayConfigResponse } from './gateway-config';
 import {
   ZListProviderKeysResponse,
   ZProviderKeyParams,
   ZStoredProviderKey,
   ZStoreProviderKeyRequest,
 } from './gateway-keys';
-import { ZUsageQuery, ZUsageResponse } from './gateway-usage';
+import { ZUsageQuery, ZUsageResponse, ZUsageTodayResponse } from './gateway-usage';
 import { buildErrorResponses } from './openapi-errors';
 import { registerAiPaths } from './openapi-gateway-ai';
 import { AUTH_TAGS, registerAuthPaths, SESSION_OR_API_KEY } from './openapi-gateway-auth';
+import { OPENAI_EXTRA_SCHEMAS, OPENAI_TAG, registerOpenAiPaths } from './openapi-gateway-openai';
 import { type BuildOpenApiOptions, OPERATIONS_TAG, registerOperationalPaths } from './openapi-shared';
 
 const KEYS_TAG = 'Provider keys';
@@ -97,6 +99,37 @@ function registerUsagePath(registry: OpenAPIRegistry): void {
       ...buildErrorResponses([...AUTH_ERRORS, 'validation_failed', 'deserialization_error']),
     },
   });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/usage/today',
+    operationId: 'getUsageToday',
+    summary: "Today's tokens against the daily token budget",
+    description: 'The count the AI endpoints check before each call; at or over the budget they answer 429.',
+    tags: ['Usage'],
+    security: SESSION_OR_API_KEY,
+    responses: {
+      200: {
+        description: 'Tokens used today (UTC).',
+        content: { 'application/json': { schema: ZUsageTodayResponse } },
+      },
+      ...buildErrorResponses(AUTH_ERRORS),
+    },
+  });
+}
+
+function registerConfigPath(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/config',
+    operationId: 'getGatewayConfig',
+    summary: 'Public settings for sign-in pages',
+    description:
+      'No authentication; nothing secret. The web console at `/` reads it to say where the sign-in link goes.',
+    tags: [OPERATIONS_TAG.name],
+    responses: {
+      200: { description: 'Settings.', content: { 'application/json': { schema: ZGatewayConfigResponse } } },
+    },
+  });
 }
 
 /** Builds the OpenAPI 3.0.3 document of the AI gateway; a new object per call. */
@@ -121,11 +154,15 @@ export function buildGatewayOpenApi(
   registerAiPaths(registry);
   registerProviderKeyPaths(registry);
   registerUsagePath(registry);
+  registerConfigPath(registry);
+  registerOpenAiPaths(registry);
   // The stream events appear only in the SSE description, so they are listed explicitly.
-  const events = [ZStreamChunkEvent, ZStreamDoneEvent, ZStreamErrorEvent].map((schema) => ({
-    type: 'schema' as const,
-    schema,
-  }));
+  const events = [ZStreamChunkEvent, ZStreamDoneEvent, ZStreamErrorEvent, ...OPENAI_EXTRA_SCHEMAS].map(
+    (schema) => ({
+      type: 'schema' as const,
+      schema,
+    }),
+  );
   return new OpenApiGeneratorV3([...registry.definitions, ...events]).generateDocument({
     openapi: '3.0.3',
     info: {
@@ -141,6 +178,7 @@ export function buildGatewayOpenApi(
       { name: 'AI', description: 'Completions and media; authenticated with x-api-key.' },
       { name: KEYS_TAG, description: 'Bring your own provider key.' },
       { name: 'Usage', description: 'Requests and tokens per project and day.' },
+      OPENAI_TAG,
     ],
   });
 }

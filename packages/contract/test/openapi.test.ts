@@ -38,6 +38,11 @@ const GATEWAY_OPERATIONS = [
   'get /api/v1/auth/api-keys/list',
   'post /api/v1/auth/api-keys/revoke',
   'get /api/v1/usage',
+  'get /api/v1/usage/today',
+  'get /api/v1/config',
+  'post /v1/chat/completions',
+  'get /v1/models',
+  'get /v1/models/{model}',
 ];
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -84,9 +89,10 @@ describe.each([
     expect(build().servers).toEqual([{ url: '/' }]);
   });
 
-  it('answers every error status of every operation with ErrorBody', () => {
+  it('answers every error status of every operation with ErrorBody (OpenAiErrorBody under /v1)', () => {
     const doc = build();
     for (const key of expected) {
+      const body = key.includes(' /v1/') ? 'OpenAiErrorBody' : 'ErrorBody';
       for (const [status, response] of Object.entries(operation(doc, key).responses)) {
         if (Number(status) < 400) continue;
         const schema = (response as { content?: Record<string, { schema?: unknown }> }).content?.[
@@ -95,7 +101,7 @@ describe.each([
         expect({ key, status, schema }).toEqual({
           key,
           status,
-          schema: { $ref: '#/components/schemas/ErrorBody' },
+          schema: { $ref: `#/components/schemas/${body}` },
         });
       }
     }
@@ -146,11 +152,43 @@ describe('payment document', () => {
 describe('gateway document', () => {
   const doc = buildGatewayOpenApi();
 
-  it('declares the session cookie and the x-api-key header schemes', () => {
+  it('declares the session cookie, the x-api-key header and the bearer schemes', () => {
     expect(doc.components?.securitySchemes).toEqual({
       SessionCookie: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'gw_session' }),
       ApiKeyAuth: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }),
+      BearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     });
+  });
+
+  it('documents the OpenAI-compatible API with OpenAI-shaped errors, bearer or x-api-key', () => {
+    const key = 'post /v1/chat/completions';
+    expect(operation(doc, key).security).toEqual([{ BearerAuth: [] }, { ApiKeyAuth: [] }]);
+    expect(Object.keys(operation(doc, key).responses['200']?.content ?? {})).toEqual([
+      'application/json',
+      'text/event-stream',
+    ]);
+    const notFound = operation(doc, key).responses['404'] as {
+      content: Record<string, { examples: Record<string, { value: unknown }> }>;
+    };
+    expect(notFound.content['application/json']?.examples.model_not_found?.value).toEqual({
+      error: {
+        message: 'The model `gpt-4o` does not exist or you do not have access to it.',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'model_not_found',
+      },
+    });
+    expect(Object.keys(operation(doc, key).responses)).toEqual(
+      expect.arrayContaining(['400', '401', '404', '413', '422', '429', '502', '503', '504']),
+    );
+    for (const id of [
+      'OpenAiChatRequest',
+      'OpenAiChatCompletion',
+      'OpenAiChatCompletionChunk',
+      'OpenAiModelList',
+    ]) {
+      expect(doc.components?.schemas?.[id]).toBeDefined();
+    }
   });
 
   it('lists every error string of the spec table on chat completions', () => {

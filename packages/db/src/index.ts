@@ -23,7 +23,6 @@ export {
   PRISMA_MIGRATIONS_TABLE_DDL,
 } from './migrate';
 export { type MigrationFile, readMigrationFiles, sha256Hex } from './migration-files';
-export { createRateLimitStore, type RedisClientHolder } from './rate-limit-store';
 export { diffDatabaseToSchema, diffEmptyToSchema, EMPTY_MIGRATION_MARKER } from './schema-diff';
 export { patchPgCharType, type SchemaEngineTarget } from './schema-engine';
 export {

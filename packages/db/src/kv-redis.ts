@@ -3,7 +3,7 @@ import type { DbLogger } from './database-types';
 import { checkIncrement, checkTtl } from './kv-checks';
 import type { KeyValueStore } from './kv-types';
 
-/** A KeyValueStore on Redis; `redis` is the raw client (e.g. for rate-limit-redis). */
+/** A KeyValueStore on Redis; `redis` is the raw client (tests use it to clean up their keys). */
 export type RedisKeyValueStore = KeyValueStore & {
   readonly kind: 'redis';
   readonly redis: Redis;

@@ -69,6 +69,12 @@ export const ERROR_CODES = {
   max_tokens_too_large: { status: 400, error: 'max_tokens exceeds 131072' },
   /** temperature outside 0..2, the range every offered provider accepts. */
   temperature_out_of_range: { status: 400, error: 'temperature must be between 0 and 2' },
+
+  // --- gateway OpenAI-compatible API (/v1) -----------------------------------------
+  /** `model` names no allowed lane, or a model its lane does not offer (OpenAI's answer to an unknown model). */
+  model_not_found: { status: 404, error: 'model not found' },
+  /** A request field the endpoint does not know, or that no target of the lane accepts. */
+  unsupported_parameter: { status: 400, error: 'unsupported parameter' },
 } as const satisfies Record<string, { status: number; error: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 
 /** Liveness and the interface description, both public. Liveness: answers while the process serves HTTP. */
-export function healthRoutes(service: string, openapi: () => object): Router {
+export function createHealthRouter(service: string, openapi: () => object): Router {
   const router = Router();
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok', timestamp: new Date().toISOString(), service });

@@ -1,6 +1,15 @@
 export { EnvError, envFields, loadEnvOrExit, parseEnv } from './env';
-export { healthRoutes } from './health';
-export { jsonBody, rateLimitHandler } from './json-body';
+export { createHealthRouter } from './health';
+export { jsonBody } from './json-body';
 export { parseRequestPart } from './parse-request-part';
+export {
+  checkLimit,
+  consumeLimit,
+  countHit,
+  type Limit,
+  rateLimited,
+  recordHit,
+  type WindowCounter,
+} from './rate-limit';
 export { type RunServerOptions, runServer } from './server';
 export { createServiceApp, type ServiceAppOptions } from './service-app';

@@ -1,17 +1,26 @@
-import { type ChatCompletionRequest, checkChatRules, ZChatCompletionRequestShape } from '@platform/contract';
+import { checkChatRules, ZChatCompletionRequestShape } from '@platform/contract';
 import { AppError } from '@platform/errors';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { selectTargets, type Target } from './lanes';
 import type { AiRuntime } from './runtime';
 
-/** A chat request that passed every rule, with the targets it will try. */
+/** The upstream request body except `model` (per target) and `stream`. */
+export type UpstreamChatParams = Omit<ChatCompletionCreateParamsNonStreaming, 'model' | 'stream'>;
+
+/**
+ * A chat request that passed every rule, whichever API it came in through:
+ * the lane and project to account it to, the targets it will try, and what
+ * goes upstream.
+ */
 export type PreparedChat = {
-  request: ChatCompletionRequest;
   lane: string;
+  projectId: string;
   targets: readonly Target[];
+  params: UpstreamChatParams;
 };
 
 /**
- * Validates a chat body in the spec's order: a wrong shape is 422
+ * Validates a native chat body in the spec's order: a wrong shape is 422
  * `deserialization error` (the ZodError goes to the error handler), then the
  * contract's rules in their fixed precedence, then the lane's model list.
  */
@@ -25,5 +34,15 @@ export function prepareChat(rt: Pick<AiRuntime, 'config' | 'allowedLanes'>, body
   if (!laneConfig) throw new AppError('unknown_lane');
   const targets = selectTargets(laneConfig.targets, request.model);
   if (!targets) throw new AppError('unknown_model');
-  return { request, lane, targets };
+  return {
+    lane,
+    projectId: request.project_id,
+    targets,
+    // Only what every provider accepts.
+    params: {
+      messages: request.messages,
+      max_tokens: request.max_tokens,
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    },
+  };
 }

@@ -19,7 +19,7 @@ export function createChatRouter(rt: AiRuntime, guards: RequestHandler[]): Route
     const base: AccountingBase = {
       requestId: requestIdOf(res),
       caller,
-      projectId: prepared.request.project_id,
+      projectId: prepared.projectId,
       endpoint: 'chat',
       lane: prepared.lane,
       startedAt: Date.now(),
@@ -41,7 +41,7 @@ export function createChatRouter(rt: AiRuntime, guards: RequestHandler[]): Route
     const base: AccountingBase = {
       requestId,
       caller,
-      projectId: prepared.request.project_id,
+      projectId: prepared.projectId,
       endpoint: 'stream',
       lane: prepared.lane,
       startedAt: Date.now(),

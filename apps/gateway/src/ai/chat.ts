@@ -1,4 +1,5 @@
-import type { ChatCompletionRequest, ChatCompletionResponse, ChatUsage } from '@platform/contract';
+import type { ChatCompletionResponse, ChatUsage } from '@platform/contract';
+import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { PreparedChat } from './chat-request';
 import { type FallbackResult, runWithFallback } from './fallback';
 import type { Target } from './lanes';
@@ -17,24 +18,19 @@ export function toChatUsage(
   };
 }
 
-/** Parameters sent upstream: only what every provider accepts. */
-export function upstreamChatParams(request: ChatCompletionRequest, target: Target) {
-  return {
-    model: target.model,
-    messages: request.messages,
-    max_tokens: request.max_tokens,
-    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-  };
+/** The upstream body for one target, without `stream`. */
+export function upstreamChatParams(prepared: PreparedChat, target: Target) {
+  return { model: target.model, ...prepared.params };
 }
 
-/** A chat completion through the lane's targets, with fallback. */
-export async function completeChat(
+/** A non-streamed completion through the lane's targets, with fallback; the provider's answer as is. */
+export function runChatCompletion(
   rt: AiRuntime,
   prepared: PreparedChat,
   storedKeys: StoredKeys,
   clientSignal: AbortSignal,
-): Promise<{ response: ChatCompletionResponse; result: FallbackResult<unknown> }> {
-  const result = await runWithFallback({
+): Promise<FallbackResult<ChatCompletion>> {
+  return runWithFallback({
     endpoint: 'chat',
     targets: prepared.targets,
     resolveCredential: (t) => rt.providers.credential(t.provider, storedKeys[t.provider]),
@@ -45,8 +41,18 @@ export async function completeChat(
     attempt: ({ target, credential, signal }) =>
       rt.providers
         .chat(credential)
-        .complete({ ...upstreamChatParams(prepared.request, target), stream: false }, signal),
+        .complete({ ...upstreamChatParams(prepared, target), stream: false }, signal),
   });
+}
+
+/** A chat completion through the lane's targets, with fallback, in the native response shape. */
+export async function completeChat(
+  rt: AiRuntime,
+  prepared: PreparedChat,
+  storedKeys: StoredKeys,
+  clientSignal: AbortSignal,
+): Promise<{ response: ChatCompletionResponse; result: FallbackResult<unknown> }> {
+  const result = await runChatCompletion(rt, prepared, storedKeys, clientSignal);
   const completion = result.value;
   const choice = completion.choices[0];
   return {

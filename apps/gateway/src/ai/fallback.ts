@@ -72,7 +72,7 @@ export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<Fall
     if (opts.clientSignal.aborted) throw new ClientGoneError();
     const credential = opts.resolveCredential(target);
     if (!credential) {
-      // Debug only: missing server keys are reported once at start (createAiApi).
+      // Debug only: missing server keys are reported once at start (createAiRuntime).
       opts.logger.debug(
         { provider: target.provider, model: target.model },
         'upstream skipped: no key configured',

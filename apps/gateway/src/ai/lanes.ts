@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { OPENAI_PASSTHROUGH_PARAMS } from '@platform/contract';
 import { z } from 'zod';
 import { DEFAULT_LANES_CONFIG } from './default-lanes';
 
@@ -45,11 +46,18 @@ export function isRouterModel(target: Target): boolean {
 /** The lanes config file (AI_LANES_CONFIG), see docs/gateway-ai.md. */
 export const ZLanesConfig = z
   .strictObject({
-    /** Base URL overrides per provider; keys always come from the environment. */
+    /**
+     * Per provider: a base URL override (keys always come from the environment)
+     * and the OpenAI-compatible parameters it refuses; requests using one of
+     * them skip its targets (see docs/gateway-ai.md, OpenAI-compatible API).
+     */
     providers: z
       .partialRecord(
         z.enum(UPSTREAM_PROVIDERS),
-        z.strictObject({ base_url: z.url({ protocol: /^https?$/ }) }),
+        z.strictObject({
+          base_url: z.url({ protocol: /^https?$/ }).optional(),
+          unsupported_params: z.array(z.enum(OPENAI_PASSTHROUGH_PARAMS)).default([]),
+        }),
       )
       .default({}),
     lanes: z.record(z.string().min(1).max(64), ZLane),

@@ -36,6 +36,8 @@ export type TokenBudget = {
   assertAvailable(userId: string): Promise<void>;
   /** Adds tokens after a request; never blocks the response. */
   consume(userId: string, tokens: number): void;
+  /** Tokens charged today (UTC), the budget, and when the count resets. */
+  today(userId: string): Promise<{ day: string; used: number; budget: number; resetsAt: Date }>;
 };
 
 /** Everything the AI handlers need, built once per app. */

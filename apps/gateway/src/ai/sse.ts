@@ -4,6 +4,8 @@ import type { Response } from 'express';
 export type SseWriter = {
   /** Writes one event; resolves once the socket can take more (or is gone). */
   send(event: string, data: unknown): Promise<void>;
+  /** Writes one unnamed event (`data:` only, as OpenAI streams); a string is sent as is, anything else as JSON. */
+  sendData(data: unknown): Promise<void>;
   end(): void;
 };
 
@@ -37,11 +39,13 @@ export function openSse(res: Response, opts: { keepAliveMs: number }): SseWriter
   }, opts.keepAliveMs);
   keepAlive.unref();
   res.once('close', () => clearInterval(keepAlive));
+  const write = async (text: string) => {
+    if (res.writableEnded || res.destroyed) return;
+    if (!res.write(text)) await waitForDrain(res);
+  };
   return {
-    async send(event, data) {
-      if (res.writableEnded || res.destroyed) return;
-      if (!res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)) await waitForDrain(res);
-    },
+    send: (event, data) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
+    sendData: (data) => write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`),
     end() {
       clearInterval(keepAlive);
       if (!res.writableEnded) res.end();

@@ -7,12 +7,15 @@ import { toChatUsage, upstreamChatParams } from './chat';
 import type { PreparedChat } from './chat-request';
 import type { ChatUpstream } from './chat-upstream';
 import { type FallbackResult, runWithFallback } from './fallback';
+import type { Target } from './lanes';
 import type { AiRuntime, StoredKeys } from './runtime';
-import { openSse } from './sse';
+import { openSse, type SseWriter } from './sse';
 
 type StreamState = {
-  /** Content received but not yet sent to the client. */
-  pending: string[];
+  /** Chunks received but not yet sent to the client. */
+  pending: ChatCompletionChunk[];
+  /** True once a chunk carried output (content or a tool call): from then on no fallback. */
+  started: boolean;
   finishReason: string | null;
   usage: ChatUsage | null;
   ended: boolean;
@@ -27,32 +30,48 @@ export type StreamOutcome = {
   result: FallbackResult<unknown>;
 };
 
+/** The error a started stream ends with. */
+export type StreamErrorCode = 'upstream_timeout' | 'upstream_error';
+
+/**
+ * How one API writes a started stream. The relay (fallback, idle timeout,
+ * backpressure, outcome) is shared; only the wire format differs.
+ */
+export type StreamFormat = {
+  /** One upstream chunk, in order; chunks before the first output arrive together once it does. */
+  chunk(sse: SseWriter, chunk: ChatCompletionChunk, target: Target): Promise<void>;
+  /** The stream finished normally. */
+  done(sse: SseWriter, end: { target: Target; finishReason: string; usage: ChatUsage }): Promise<void>;
+  /** The provider failed after the stream started; this is the last thing sent. */
+  error(sse: SseWriter, code: StreamErrorCode): Promise<void>;
+};
+
 function absorb(chunk: ChatCompletionChunk, state: StreamState): void {
   for (const choice of chunk.choices) {
-    const content = choice.delta?.content;
-    if (content) state.pending.push(content);
+    if (choice.delta?.content || (choice.delta?.tool_calls?.length ?? 0) > 0) state.started = true;
     if (choice.finish_reason) state.finishReason = choice.finish_reason;
   }
   if (chunk.usage) state.usage = toChatUsage(chunk.usage);
+  state.pending.push(chunk);
 }
 
 /**
- * Opens the upstream stream and reads until the first piece of content (or
- * the end). Until then nothing has been sent to the client, so any failure
- * here still falls back to the next target.
+ * Opens the upstream stream and reads until the first output (or the end).
+ * Until then nothing has been sent to the client, so any failure here still
+ * falls back to the next target.
  */
 async function startStream(
   client: ChatUpstream,
   prepared: PreparedChat,
-  model: PreparedChat['targets'][number],
+  model: Target,
   signal: AbortSignal,
 ): Promise<StartedStream> {
   const iterator = await client.stream(
-    { ...upstreamChatParams(prepared.request, model), stream: true, stream_options: { include_usage: true } },
+    { ...upstreamChatParams(prepared, model), stream: true, stream_options: { include_usage: true } },
     signal,
   );
-  const state: StreamState = { pending: [], finishReason: null, usage: null, ended: false };
-  while (state.pending.length === 0) {
+  const state: StreamState = { pending: [], started: false, finishReason: null, usage: null, ended: false };
+  while (!state.started) {
     const next = await iterator.next();
     if (next.done) {
       state.ended = true;
@@ -66,18 +85,19 @@ async function startStream(
 }
 
 /**
- * POST /api/v1/ai/chat/stream after validation. Errors before the first chunk
- * propagate (JSON error, fallback already tried); after it, the stream ends
- * with an `error` event instead. Every stream ends with `done` or `error`,
- * except when the client itself went away.
+ * A streamed completion after validation, written in `format`. Errors before
+ * the first output propagate (JSON error, fallback already tried); after it,
+ * the stream ends with `format.error` instead. Every stream ends with `done`
+ * or `error`, except when the client itself went away.
  */
-export async function streamChat(
+export async function relayChatStream(
   rt: AiRuntime,
   prepared: PreparedChat,
   storedKeys: StoredKeys,
   res: Response,
-  opts: { clientSignal: AbortSignal; requestId: string },
+  opts: { clientSignal: AbortSignal; format: StreamFormat },
 ): Promise<StreamOutcome> {
+  const { format } = opts;
   const result = await runWithFallback({
     endpoint: 'stream',
     targets: prepared.targets,
@@ -91,6 +111,7 @@ export async function streamChat(
   });
   logUpstream(res, result);
   const { iterator, state } = result.value;
+  const target = result.target;
   const sse = openSse(res, { keepAliveMs: rt.keepAliveMs });
   let idleTimedOut = false;
   let failed = false;
@@ -107,7 +128,7 @@ export async function streamChat(
     result.controller.abort();
   }, rt.idleTimeoutMs);
   try {
-    for (const content of state.pending.splice(0)) await sse.send(STREAM_EVENTS.chunk, { content });
+    for (const chunk of state.pending.splice(0)) await format.chunk(sse, chunk, target);
     while (!state.ended) {
       awaitingUpstream = true;
       idleTimer.refresh();
@@ -115,13 +136,13 @@ export async function streamChat(
       awaitingUpstream = false;
       if (next.done) break;
       absorb(next.value, state);
-      for (const content of state.pending.splice(0)) await sse.send(STREAM_EVENTS.chunk, { content });
+      for (const chunk of state.pending.splice(0)) await format.chunk(sse, chunk, target);
     }
   } catch (err) {
     failed = true;
     // Only the error's class: provider messages can quote the key or the prompt.
     const error = err instanceof Error ? err.constructor.name : typeof err;
-    rt.logger.warn({ error, provider: result.target.provider }, 'upstream stream failed after start');
+    rt.logger.warn({ error, provider: target.provider }, 'upstream stream failed after start');
   } finally {
     clearTimeout(idleTimer);
   }
@@ -131,24 +152,56 @@ export async function streamChat(
     return { status: 499, usage: state.usage, result };
   }
   // A stream that stops without a finish reason was cut off, not finished.
-  const errorCode = idleTimedOut
+  const errorCode: StreamErrorCode | null = idleTimedOut
     ? 'upstream_timeout'
     : failed || !state.finishReason
       ? 'upstream_error'
       : null;
   if (errorCode) {
     if (!failed && !idleTimedOut)
-      rt.logger.warn({ provider: result.target.provider }, 'upstream stream ended early');
-    await sse.send(STREAM_EVENTS.error, { error: ERROR_CODES[errorCode].error, request_id: opts.requestId });
+      rt.logger.warn({ provider: target.provider }, 'upstream stream ended early');
+    await format.error(sse, errorCode);
     sse.end();
     return { status: ERROR_CODES[errorCode].status, usage: state.usage, result };
   }
   const usage = state.usage ?? toChatUsage(null);
-  await sse.send(STREAM_EVENTS.done, {
-    model_used: result.target.model,
-    finish_reason: state.finishReason ?? 'stop',
-    usage,
-  });
+  await format.done(sse, { target, finishReason: state.finishReason ?? 'stop', usage });
   sse.end();
   return { status: 200, usage, result };
+}
+
+/** The native events of `POST /api/v1/ai/chat/stream`: `chunk`, then `done` or `error`. */
+export function nativeStreamFormat(requestId: string): StreamFormat {
+  return {
+    async chunk(sse, chunk) {
+      for (const choice of chunk.choices) {
+        const content = choice.delta?.content;
+        if (content) await sse.send(STREAM_EVENTS.chunk, { content });
+      }
+    },
+    async done(sse, end) {
+      await sse.send(STREAM_EVENTS.done, {
+        model_used: end.target.model,
+        finish_reason: end.finishReason,
+        usage: end.usage,
+      });
+    },
+    async error(sse, code) {
+      await sse.send(STREAM_EVENTS.error, { error: ERROR_CODES[code].error, request_id: requestId });
+    },
+  };
+}
+
+/** POST /api/v1/ai/chat/stream after validation, in the native event format. */
+export function streamChat(
+  rt: AiRuntime,
+  prepared: PreparedChat,
+  storedKeys: StoredKeys,
+  res: Response,
+  opts: { clientSignal: AbortSignal; requestId: string },
+): Promise<StreamOutcome> {
+  return relayChatStream(rt, prepared, storedKeys, res, {
+    clientSignal: opts.clientSignal,
+    format: nativeStreamFormat(opts.requestId),
+  });
 }

@@ -9,10 +9,12 @@ import { Router } from 'express';
 import { authenticate, requireAuthOf } from '../auth/api-key-auth';
 import type { AuthDeps } from '../auth/deps';
 import { requireTrustedOrigin } from '../http/csrf';
-import { createApiKey, listApiKeys, revokeApiKey } from './service';
+import { createApiKey } from './create-api-key';
+import { listApiKeys } from './list-api-keys';
+import { revokeApiKey } from './revoke-api-key';
 
 /** API key management for signed-in users, mounted under /api/v1. */
-export function apiKeyRoutes(deps: AuthDeps): Router {
+export function createApiKeyRouter(deps: AuthDeps): Router {
   const router = Router();
   const session = authenticate(deps, { allow: ['session'] });
   const csrf = requireTrustedOrigin(deps);

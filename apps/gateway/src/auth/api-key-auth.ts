@@ -16,6 +16,17 @@ function apiKeyHeader(req: Request): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+const BEARER_PREFIX = 'bearer ';
+
+/** The token of `Authorization: Bearer <token>` (scheme case-insensitive, as RFC 9110 says). */
+function bearerToken(req: Request): string | undefined {
+  const value = req.headers.authorization;
+  if (typeof value !== 'string' || value.length <= BEARER_PREFIX.length) return undefined;
+  if (value.slice(0, BEARER_PREFIX.length).toLowerCase() !== BEARER_PREFIX) return undefined;
+  const token = value.slice(BEARER_PREFIX.length).trim();
+  return token === '' ? undefined : token;
+}
+
 async function verifyApiKey(deps: AuthDeps, req: Request, key: string): Promise<ApiKeyAuthContext> {
   const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
   const guard = deps.keyGuessing;
@@ -37,14 +48,16 @@ async function verifyApiKey(deps: AuthDeps, req: Request, key: string): Promise<
 }
 
 /**
- * For endpoints that take only `x-api-key` (AI, stored keys). No header ->
- * 401 `missing api key`; unknown or revoked -> 401 `invalid api key`; else
+ * For endpoints that take only an API key (AI, stored keys): `x-api-key`, and
+ * with `bearer` also `Authorization: Bearer <key>` (the OpenAI-compatible API;
+ * `x-api-key` wins when both are sent). No key -> 401 `missing api key`;
+ * unknown or revoked -> 401 `invalid api key`; else
  * `res.locals.auth = { kind: 'api_key', userId, apiKeyId, scope }`.
  * No database write happens here; see docs/gateway-auth.md for the caching.
  */
-export function requireApiKey(deps: AuthDeps): RequestHandler {
+export function requireApiKey(deps: AuthDeps, opts: { bearer?: boolean } = {}): RequestHandler {
   return async (req, res, next) => {
-    const key = apiKeyHeader(req);
+    const key = apiKeyHeader(req) ?? (opts.bearer ? bearerToken(req) : undefined);
     if (!key) throw new AppError('missing_api_key');
     res.locals.auth = await verifyApiKey(deps, req, key);
     next();

@@ -1,5 +1,5 @@
 import type { KeyValueStore } from '@platform/db';
-import { checkLimit, consumeLimit, type Limit } from './rate-limits';
+import { checkLimit, consumeLimit, type Limit } from '@platform/service-kit';
 
 /**
  * Unknown or revoked API keys per client address and minute. Past it, every key

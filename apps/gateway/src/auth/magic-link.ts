@@ -1,13 +1,22 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '@platform/errors';
+import { consumeLimit } from '@platform/service-kit';
 import { originOf, trustedOrigins } from '../http/origins';
 import type { Mailer } from '../mail/mailer';
 import type { AuthDeps } from './deps';
 import { signLinkState } from './link-state';
-import { consumeLimit, SIGN_IN_LIMITS } from './rate-limits';
+import { SIGN_IN_LIMITS } from './sign-in-limits';
 
-/** Where the link in the mail points; it serves a confirm page that posts the code. */
+/**
+ * Where a link with a redirect_url points: a confirm page that posts the code
+ * as a form and then sends the browser on to the signed redirect_url.
+ */
 export const MAGIC_LINK_PATH = '/api/v1/auth/magic-link';
+/**
+ * Where every other link points: the web console, which shows a button that
+ * posts the code as JSON. Neither page spends the code on GET.
+ */
+export const CONSOLE_LINK_PATH = '/';
 
 /** What Redis holds under the code's hash: never the code itself. */
 type StoredCode = { email: string; exp: number };
@@ -60,7 +69,7 @@ export async function requestMagicLink(
   const stored: StoredCode = { email, exp: now.getTime() + ttlMs };
   await deps.kv.set(codeKey(codeHash), JSON.stringify(stored), ttlMs);
 
-  const link = publicUrl(deps, MAGIC_LINK_PATH);
+  const link = publicUrl(deps, input.redirectUrl === undefined ? CONSOLE_LINK_PATH : MAGIC_LINK_PATH);
   link.searchParams.set('code', code);
   if (input.redirectUrl !== undefined) {
     const state = await signLinkState(deps.env.GATEWAY_SECRET, {

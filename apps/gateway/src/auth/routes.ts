@@ -7,7 +7,7 @@ import {
   ZVerifyCodeRequest,
 } from '@platform/contract';
 import { AppError, isAppError } from '@platform/errors';
-import { jsonBody, parseRequestPart } from '@platform/service-kit';
+import { checkLimit, jsonBody, parseRequestPart, recordHit } from '@platform/service-kit';
 import express, { type Request, Router } from 'express';
 import { assertTrustedOrigin } from '../http/csrf';
 import { trustedOrigins } from '../http/origins';
@@ -19,8 +19,8 @@ import type { AuthDeps } from './deps';
 import { readLinkState } from './link-state';
 import { consumeMagicCode, isTrustedRedirect, requestMagicLink } from './magic-link';
 import { sendBadLinkPage, sendConfirmPage, sendSignedInPage } from './pages';
-import { checkLimit, recordHit, SIGN_IN_LIMITS } from './rate-limits';
 import { endSession, type SessionDeps, startSession } from './sessions';
+import { SIGN_IN_LIMITS } from './sign-in-limits';
 
 const CODE_SHAPE = /^[A-Za-z0-9_-]{16,128}$/;
 const STATE_SHAPE = /^[A-Za-z0-9_.-]{1,4096}$/;
@@ -30,7 +30,7 @@ function clientIp(req: Request): string {
 }
 
 /** Sign-in, session and logout routes, mounted under /api/v1. */
-export function authRoutes(deps: AuthDeps, mailer: Mailer): Router {
+export function createAuthRouter(deps: AuthDeps, mailer: Mailer): Router {
   const router = Router();
   const sessionDeps: SessionDeps = { env: deps.env, prisma: deps.prisma, clock: deps.clock };
   const allowedOrigins = trustedOrigins(deps.env);

@@ -3,7 +3,15 @@ import type { RequestHandler } from 'express';
 import type { GatewayEnv } from '../env';
 import { corsOrigins } from './origins';
 
-const ALLOWED_HEADERS = ['content-type', 'x-api-key', 'x-request-id', 'idempotency-key'];
+// authorization and x-project-id: the OpenAI-compatible /v1 (Bearer key, project header).
+const ALLOWED_HEADERS = [
+  'content-type',
+  'x-api-key',
+  'x-request-id',
+  'idempotency-key',
+  'authorization',
+  'x-project-id',
+];
 const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy', 'x-model-used'];
 
 /**

@@ -54,6 +54,8 @@ export async function insertUsageRows(prisma: PrismaClient, rows: UsageEvent[]):
 type SummaryRow = {
   project_id: string;
   day: string;
+  lane: string | null;
+  model: string | null;
   requests: bigint | number;
   prompt_tokens: bigint | number | null;
   completion_tokens: bigint | number | null;
@@ -63,8 +65,8 @@ type SummaryRow = {
 
 /**
  * Usage of one user per project and UTC day in [from, to] (inclusive days),
- * ordered by day then project. Errors are requests answered with 4xx/5xx
- * (499: the client went away).
+ * ordered by day then project, each split by lane and model (most tokens
+ * first). Errors are requests answered with 4xx/5xx (499: the client went away).
  */
 export async function summariseUsage(
   prisma: PrismaClient,
@@ -75,6 +77,8 @@ export async function summariseUsage(
   const rows = await prisma.$queryRaw<SummaryRow[]>`
     SELECT project_id,
            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+           lane,
+           model,
            count(*) AS requests,
            sum(prompt_tokens) AS prompt_tokens,
            sum(completion_tokens) AS completion_tokens,
@@ -85,15 +89,34 @@ export async function summariseUsage(
        AND created_at >= ${start}
        AND created_at < ${end}
        AND (${query.projectId ?? null}::text IS NULL OR project_id = ${query.projectId ?? null}::text)
-     GROUP BY 1, 2
-     ORDER BY 2, 1`;
-  return rows.map((r) => ({
-    project_id: r.project_id,
-    day: r.day,
-    requests: Number(r.requests),
-    prompt_tokens: Number(r.prompt_tokens ?? 0),
-    completion_tokens: Number(r.completion_tokens ?? 0),
-    total_tokens: Number(r.total_tokens ?? 0),
-    errors: Number(r.errors),
-  }));
+     GROUP BY 1, 2, 3, 4
+     ORDER BY 2, 1, 8 DESC, 3, 4`;
+  const byProjectDay = new Map<string, UsageRow>();
+  for (const r of rows) {
+    const key = `${r.day}\n${r.project_id}`;
+    let row = byProjectDay.get(key);
+    if (!row) {
+      row = {
+        project_id: r.project_id,
+        day: r.day,
+        requests: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        total_tokens: 0,
+        errors: 0,
+        models: [],
+      };
+      byProjectDay.set(key, row);
+    }
+    const requests = Number(r.requests);
+    const totalTokens = Number(r.total_tokens ?? 0);
+    row.requests += requests;
+    row.prompt_tokens += Number(r.prompt_tokens ?? 0);
+    row.completion_tokens += Number(r.completion_tokens ?? 0);
+    row.total_tokens += totalTokens;
+    row.errors += Number(r.errors);
+    row.models.push({ lane: r.lane, model: r.model, requests, total_tokens: totalTokens });
+  }
+  // Map iteration keeps insertion order, which is the query's day-then-project order.
+  return [...byProjectDay.values()];
 }

@@ -6,7 +6,7 @@ import type { AuthDeps } from '../auth/deps';
 import { findUserById } from './repo';
 
 /** `GET /api/v1/me`: the profile, by session cookie or x-api-key. */
-export function userRoutes(deps: AuthDeps): Router {
+export function createUserRouter(deps: AuthDeps): Router {
   const router = Router();
   router.get('/me', authenticate(deps, { allow: ['session', 'api_key'] }), async (_req, res) => {
     const auth = requireAuthOf(res);

@@ -16,7 +16,7 @@ import {
   startOpenAIFake,
 } from '@platform/testing';
 import type { Express } from 'express';
-import { createApiKey } from '../../src/api-keys/service';
+import { createApiKey } from '../../src/api-keys/create-api-key';
 import { insertSession } from '../../src/auth/session-repo';
 import { hashSessionToken } from '../../src/auth/sessions';
 import type { GatewayDeps } from '../../src/deps';

@@ -18,6 +18,7 @@ import { type GatewayInstance, startGatewayInstance } from './gateway-app';
 const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
 
 export const PUBLIC_URL = 'http://gateway.test';
+const CONSOLE_FIXTURE_DIR = path.join(__dirname, 'console-fixture');
 export const APP_ORIGIN = 'http://app.test';
 export const OWN_ORIGIN = PUBLIC_URL;
 export const EVIL_ORIGIN = 'http://evil.test';
@@ -99,6 +100,8 @@ export async function startIdentityHarness(
       SMTP_URL: `${smtp.url}?ignoreTLS=true`,
       // Tests give each simulated client its own X-Forwarded-For address.
       TRUST_PROXY_HOPS: '1',
+      // A stand-in for the console build, so opening a mailed link works without `npm run build`.
+      GATEWAY_CONSOLE_DIR: CONSOLE_FIXTURE_DIR,
       ...envOverrides,
       ...env,
     };

@@ -14,7 +14,7 @@ import {
 } from './create-checkout';
 
 /** The three checkout endpoints under /api/v1. */
-export function checkoutRoutes(deps: CheckoutDeps): Router {
+export function createCheckoutRouter(deps: CheckoutDeps): Router {
   const router = Router();
   router.post('/checkout/subscription', async (req, res) => {
     const body = parseRequestPart(ZCreateSubscriptionCheckoutRequest, req.body);

@@ -75,7 +75,7 @@ export function renderDocsPage(doc: OpenApiDoc): string {
 }
 
 /** `GET /docs`: the interface description as a readable page (public, like /openapi.json). */
-export function docsRoutes(buildDoc: () => object): Router {
+export function createDocsRouter(buildDoc: () => object): Router {
   const router = Router();
   let page: string | undefined;
   router.get('/docs', (_req, res) => {

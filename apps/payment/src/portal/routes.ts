@@ -5,7 +5,7 @@ import { readIdempotencyHeader } from '../idempotency';
 import { createPortalSession, type PortalDeps } from './create-portal-session';
 
 /** `POST /api/v1/portal`. */
-export function portalRoutes(deps: PortalDeps): Router {
+export function createPortalRouter(deps: PortalDeps): Router {
   const router = Router();
   router.post('/portal', async (req, res) => {
     const body = parseRequestPart(ZCreatePortalSessionRequest, req.body);

@@ -4,7 +4,7 @@ import { Router } from 'express';
 import type { SubscriptionStatusReader } from './get-status';
 
 /** `GET /api/v1/subscriptions/{user_id}/{product_id}`. */
-export function subscriptionRoutes(reader: SubscriptionStatusReader): Router {
+export function createSubscriptionRouter(reader: SubscriptionStatusReader): Router {
   const router = Router();
   router.get('/subscriptions/:user_id/:product_id', async (req, res) => {
     const params = parseRequestPart(ZSubscriptionStatusParams, req.params);

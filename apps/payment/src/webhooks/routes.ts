@@ -18,7 +18,7 @@ type RequestLog = { info(obj: object, msg: string): void };
  * its content type. Without STRIPE_WEBHOOK_SECRET every delivery is refused
  * with 503 (Stripe retries), never accepted unverified.
  */
-export function webhookRoutes(deps: WebhookDeps): Router {
+export function createWebhookRouter(deps: WebhookDeps): Router {
   const router = Router();
   router.post(
     '/webhooks/stripe',

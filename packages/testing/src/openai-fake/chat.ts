@@ -22,7 +22,16 @@ export type OpenAIBehaviour = CommonBehaviour & {
   finishReason?: string;
   /** Model name to report instead of the requested one (providers often answer with a dated name). */
   model?: string;
+  /**
+   * Answer with these function calls instead of text (content null, finish
+   * reason `tool_calls`); streamed as one name delta and one arguments delta each.
+   */
+  toolCalls?: Array<{ name: string; arguments: string }>;
 };
+
+function toolCallId(i: number): string {
+  return `call_fake_${i}`;
+}
 
 export type ChatRequest = {
   model: string;
@@ -69,6 +78,20 @@ export function replyChat(
   headers: Record<string, string>,
 ): void {
   const content = behaviour.content ?? behaviour.chunks?.join('') ?? 'Hello from the OpenAI fake.';
+  const calls = behaviour.toolCalls;
+  const message = calls
+    ? {
+        role: 'assistant',
+        content: null,
+        refusal: null,
+        annotations: [],
+        tool_calls: calls.map((c, i) => ({
+          id: toolCallId(i),
+          type: 'function',
+          function: { name: c.name, arguments: c.arguments },
+        })),
+      }
+    : { role: 'assistant', content, refusal: null, annotations: [] };
   reply(
     res,
     record,
@@ -79,12 +102,12 @@ export function replyChat(
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content, refusal: null, annotations: [] },
+          message,
           logprobs: null,
-          finish_reason: behaviour.finishReason ?? 'stop',
+          finish_reason: behaviour.finishReason ?? (calls ? 'tool_calls' : 'stop'),
         },
       ],
-      usage: buildUsage(request, content, behaviour.usage),
+      usage: buildUsage(request, calls ? '' : content, behaviour.usage),
     },
     headers,
   );
@@ -122,6 +145,22 @@ export async function streamChat(
     ...headers,
   });
   await send([choice({ role: 'assistant', content: '', refusal: null })]);
+  if (behaviour.toolCalls) {
+    for (const [i, call] of behaviour.toolCalls.entries()) {
+      const head = {
+        index: i,
+        id: toolCallId(i),
+        type: 'function',
+        function: { name: call.name, arguments: '' },
+      };
+      await send([choice({ tool_calls: [head] })]);
+      await send([choice({ tool_calls: [{ index: i, function: { arguments: call.arguments } }] })]);
+    }
+    await send([choice({}, behaviour.finishReason ?? 'tool_calls')]);
+    if (includeUsage) await send([], { usage: buildUsage(request, '', behaviour.usage) });
+    res.end('data: [DONE]\n\n');
+    return;
+  }
   for (const [i, piece] of pieces.entries()) {
     if (behaviour.failAfterChunks !== undefined && i >= behaviour.failAfterChunks) break;
     if (i > 0 && behaviour.chunkDelayMs && !(await waitUnlessClosed(res, behaviour.chunkDelayMs))) return;

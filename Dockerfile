@@ -1,0 +1,98 @@
+# syntax=docker/dockerfile:1
+# One image definition for both services; the build argument APP picks which.
+# Build from the repository root (the context is the monorepo):
+#   docker build --build-arg APP=payment -t platform/payment .
+#   docker build --build-arg APP=payment --target migrate -t platform/payment-migrate .
+#   docker build --build-arg APP=gateway -t platform/gateway .
+#   docker build --build-arg APP=gateway --target migrate -t platform/gateway-migrate .
+# The runtime image holds production dependencies and built output only; the
+# `migrate` target runs `prisma migrate deploy` as a one-shot job (the service also
+# applies pending migrations itself at start, under the same advisory lock).
+ARG NODE_IMAGE=node:24-bookworm-slim
+# payment | gateway
+ARG APP
+
+FROM ${NODE_IMAGE} AS base
+ARG APP
+RUN case "$APP" in payment|gateway) ;; *) echo "build with --build-arg APP=payment|gateway" >&2; exit 1;; esac
+ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false \
+    TURBO_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
+WORKDIR /repo
+
+# `turbo prune --docker`: the app and the workspaces it uses, with a lockfile cut
+# down to them. json/ (manifests) feeds the install layer, which stays cached
+# until a dependency of this app changes; full/ holds their sources. prod/ is the
+# same closure narrowed to runtime dependencies (infra/docker/workspace-deploy.js).
+FROM base AS prune
+ARG APP
+COPY . .
+RUN --mount=type=cache,target=/root/.npm \
+    npm install --no-save --no-package-lock --ignore-scripts --prefix /tmp/turbo \
+      "turbo@$(node -p 'require("./package.json").devDependencies.turbo')" \
+ && /tmp/turbo/node_modules/.bin/turbo prune "@platform/${APP}" --docker --out-dir /out \
+ && cp tsconfig.base.json /out/full/ \
+ && cd /out/json \
+ && node /repo/infra/docker/workspace-deploy.js prod-manifests "@platform/${APP}" /out/prod
+
+# Install (TypeScript, turbo, the Prisma CLI) for this app only, then build it and
+# the workspaces it imports; `prisma generate` runs first and needs no engine download.
+FROM base AS build
+ARG APP
+COPY --from=prune /out/json/ ./
+RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts
+COPY --from=prune /out/full/ ./
+COPY infra/docker/workspace-deploy.js /tmp/workspace-deploy.js
+RUN npx turbo run build --filter="@platform/${APP}..." \
+ && node /tmp/workspace-deploy.js bundle "@platform/${APP}" /out/bundle
+
+# Production dependencies of the app and its workspace packages, versions from the lockfile.
+FROM base AS prod-deps
+COPY --from=prune /out/prod/ ./
+RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --ignore-scripts
+
+# One-shot `prisma migrate deploy`, pinned to the CLI version the app is developed with.
+# The native schema engine is fetched here, at build time, so the job needs no network;
+# Prisma's download fails silently, hence the explicit `ls` of the binary.
+FROM base AS migrate
+ARG APP
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends openssl ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /migrate
+COPY apps/${APP}/package.json /tmp/app-package.json
+RUN --mount=type=cache,target=/root/.npm \
+    npm install --no-save --no-package-lock --ignore-scripts \
+      "prisma@$(node -p 'require("/tmp/app-package.json").devDependencies.prisma')" \
+ && node node_modules/@prisma/engines/scripts/postinstall.js \
+ && ls node_modules/@prisma/engines/schema-engine-* \
+ && node_modules/.bin/prisma --version
+COPY apps/${APP}/prisma.config.ts ./
+COPY apps/${APP}/prisma ./prisma
+USER node
+ENTRYPOINT ["/migrate/node_modules/.bin/prisma"]
+CMD ["migrate", "deploy"]
+
+FROM base AS runtime-common
+ARG APP
+ENV NODE_ENV=production HOST=0.0.0.0
+WORKDIR /app
+COPY --from=prod-deps /repo/ ./
+COPY --from=build /out/bundle/ ./
+WORKDIR /app/apps/${APP}
+USER node
+# Slim images have no curl; Node's fetch does the probe.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`,{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "--enable-source-maps", "dist/main.js"]
+
+# Each service's port (the proxy and the Kubernetes manifests use the same numbers).
+FROM runtime-common AS runtime-payment
+ENV PORT=3001
+EXPOSE 3001
+
+FROM runtime-common AS runtime-gateway
+ENV PORT=3002
+EXPOSE 3002
+
+# Default target.
+FROM runtime-${APP} AS runtime

@@ -1,0 +1,257 @@
+import type { ApiKeySummary, CreateApiKeyResponse } from '@platform/contract';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api, errorWords } from './api';
+import { ConfirmDialog, Modal } from './dialog';
+import { formatDate } from './format';
+
+const NAME_RULE = /^[A-Za-z0-9]{1,64}$/;
+
+/** Copies with the Clipboard API, or by selecting the text where that is unavailable. */
+async function copyText(text: string, fallback: HTMLInputElement | null): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    fallback?.select();
+    return false;
+  }
+}
+
+function NewKeyDialog(props: {
+  created: CreateApiKeyResponse;
+  onClose: () => void;
+  returnFocus: () => HTMLElement | null;
+}) {
+  const input = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = async () => {
+    const ok = await copyText(props.created.key, input.current);
+    setCopied(ok ? 'Copied to the clipboard.' : 'Selected: press Ctrl+C (or ⌘C) to copy.');
+  };
+  return (
+    <Modal
+      title={`API key “${props.created.name}” created`}
+      onClose={props.onClose}
+      returnFocus={props.returnFocus}
+    >
+      <p class="warning">
+        <strong>Copy this key now: you will not see it again.</strong> The gateway keeps only a hash of it.
+      </p>
+      <label for="new-key">Your new API key</label>
+      <div class="copy-row">
+        <input
+          id="new-key"
+          ref={input}
+          readOnly
+          value={props.created.key}
+          data-testid="new-key"
+          onFocus={(e) => e.currentTarget.select()}
+        />
+        <button type="button" onClick={copy}>
+          Copy
+        </button>
+      </div>
+      <p role="status" aria-live="polite" class="hint">
+        {copied}
+      </p>
+      <div class="actions">
+        <button type="button" autofocus onClick={props.onClose}>
+          I have copied it
+        </button>
+      </div>
+    </Modal>
+  );
+}
+
+/** Create, list and revoke the signed-in user's API keys. */
+export function ApiKeys(props: {
+  maxKeys: number;
+  onCreated: (key: string) => void;
+  onAuthLost: (err: unknown) => void;
+}) {
+  const [keys, setKeys] = useState<ApiKeySummary[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [name, setName] = useState('');
+  const [formError, setFormError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState<CreateApiKeyResponse | null>(null);
+  const [revoking, setRevoking] = useState<ApiKeySummary | null>(null);
+  const [revokeError, setRevokeError] = useState<string | null>(null);
+  const [revokeBusy, setRevokeBusy] = useState(false);
+  const createButton = useRef<HTMLButtonElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const { onAuthLost, onCreated } = props;
+
+  const load = useCallback(async () => {
+    try {
+      setKeys(await api.listKeys());
+      setLoadError(null);
+    } catch (err) {
+      setLoadError(errorWords(err));
+      onAuthLost(err);
+    }
+  }, [onAuthLost]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const active = keys?.filter((k) => k.status === 'active').length ?? 0;
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const wanted = name.trim();
+    if (!NAME_RULE.test(wanted)) {
+      setFormError('A key name is 1 to 64 letters or digits (no spaces).');
+      return;
+    }
+    setBusy(true);
+    setFormError(null);
+    try {
+      const key = await api.createKey({ name: wanted, scope: 'ai' });
+      setCreated(key);
+      setName('');
+      onCreated(key.key);
+      await load();
+    } catch (err) {
+      setFormError(errorWords(err));
+      onAuthLost(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const revoke = async () => {
+    if (!revoking) return;
+    setRevokeBusy(true);
+    setRevokeError(null);
+    try {
+      await api.revokeKey({ key_id: revoking.key_id });
+      setRevoking(null);
+      await load();
+    } catch (err) {
+      setRevokeError(errorWords(err));
+      onAuthLost(err);
+    } finally {
+      setRevokeBusy(false);
+    }
+  };
+
+  return (
+    <section class="card" id="api-keys" aria-labelledby="api-keys-title">
+      <h2 id="api-keys-title" ref={heading} tabIndex={-1}>
+        API keys
+      </h2>
+      <p>
+        Programs send a key in the <code>x-api-key</code> header. {active} of {props.maxKeys} active keys in
+        use.
+      </p>
+      {active >= props.maxKeys && (
+        <p class="note">
+          You have reached the limit of {props.maxKeys} active keys. Revoke one to create another.
+        </p>
+      )}
+      <form onSubmit={create} class="inline-form">
+        <label for="key-name">New key name (letters and digits)</label>
+        <input
+          id="key-name"
+          name="name"
+          autocomplete="off"
+          maxLength={64}
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+          aria-describedby={formError ? 'key-form-error' : undefined}
+        />
+        <button type="submit" ref={createButton} disabled={busy}>
+          {busy ? 'Creating…' : 'Create key'}
+        </button>
+      </form>
+      {formError && (
+        <p class="error" role="alert" id="key-form-error">
+          {formError}
+        </p>
+      )}
+      {loadError && (
+        <p class="error" role="alert">
+          {loadError}
+        </p>
+      )}
+      {keys && keys.length === 0 && <p>No keys yet.</p>}
+      {keys && keys.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Your API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Scope</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr
+                  key={k.key_id}
+                  class={k.status === 'revoked' ? 'muted' : undefined}
+                  data-key-id={k.key_id}
+                >
+                  <th scope="row">{k.name}</th>
+                  <td>
+                    <code>{k.key_prefix}…</code>
+                  </td>
+                  <td>{k.scope}</td>
+                  <td>{formatDate(k.created_at)}</td>
+                  <td>{k.last_used_at ? formatDate(k.last_used_at) : 'never'}</td>
+                  <td>{k.status}</td>
+                  <td>
+                    {k.status === 'active' && (
+                      <button
+                        type="button"
+                        class="danger small"
+                        aria-label={`Revoke key ${k.name}`}
+                        onClick={() => {
+                          setRevokeError(null);
+                          setRevoking(k);
+                        }}
+                      >
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {created && (
+        <NewKeyDialog
+          created={created}
+          onClose={() => setCreated(null)}
+          returnFocus={() => createButton.current}
+        />
+      )}
+      {revoking && (
+        <ConfirmDialog
+          title={`Revoke key “${revoking.name}”?`}
+          confirmLabel="Revoke key"
+          busy={revokeBusy}
+          error={revokeError}
+          onConfirm={revoke}
+          onCancel={() => setRevoking(null)}
+          returnFocus={() => heading.current}
+        >
+          <p>
+            Programs using <code>{revoking.key_prefix}…</code> get <code>401 invalid api key</code> at once.
+            This cannot be undone.
+          </p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

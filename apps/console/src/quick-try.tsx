@@ -1,0 +1,180 @@
+import type {
+  ChatCompletionRequest,
+  ErrorBody,
+  StreamChunkEvent,
+  StreamDoneEvent,
+  StreamErrorEvent,
+} from '@platform/contract';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, apiUrl, errorWords } from './api';
+import { formatNumber } from './format';
+
+type SseEvent = { event: string; data: string };
+
+/** Splits a server-sent-events body into events as the bytes arrive (comments dropped). */
+async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
+    let end = buffer.indexOf('\n\n');
+    while (end >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+      }
+      if (data.length > 0) yield { event, data: data.join('\n') };
+      end = buffer.indexOf('\n\n');
+    }
+  }
+}
+
+/**
+ * One chat message on a lane, answered as a stream. The key is held in
+ * memory for this page only: never stored, never sent anywhere but the
+ * gateway's own chat endpoint.
+ */
+export function QuickTry(props: { lanes: string[]; freshKey: string | null; onDone: () => void }) {
+  const [key, setKey] = useState(props.freshKey ?? '');
+  const [lane, setLane] = useState(props.lanes[0] ?? 'free');
+  const [project, setProject] = useState('console');
+  const [message, setMessage] = useState('Say hello in five words.');
+  const [answer, setAnswer] = useState('');
+  const [done, setDone] = useState<StreamDoneEvent | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const abort = useRef<AbortController | null>(null);
+
+  useEffect(() => {
+    if (props.freshKey) setKey(props.freshKey);
+  }, [props.freshKey]);
+  useEffect(() => () => abort.current?.abort(), []);
+
+  const send = async (event: Event) => {
+    event.preventDefault();
+    abort.current?.abort();
+    const controller = new AbortController();
+    abort.current = controller;
+    setBusy(true);
+    setAnswer('');
+    setDone(null);
+    setError(null);
+    const body: ChatCompletionRequest = {
+      lane,
+      project_id: project.trim(),
+      messages: [{ role: 'user', content: message }],
+      max_tokens: 512,
+    };
+    try {
+      const res = await fetch(apiUrl('ai/chat/stream'), {
+        method: 'POST',
+        // No cookie needed: the API key is the credential here.
+        credentials: 'omit',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': key.trim() },
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      });
+      if (!res.ok || !res.body) {
+        const parsed = (await res.json().catch(() => ({}))) as Partial<ErrorBody>;
+        const retry = Number(res.headers.get('retry-after'));
+        throw new ApiError(res.status, parsed, retry > 0 ? retry : undefined);
+      }
+      for await (const sse of readSse(res.body)) {
+        if (sse.event === 'chunk') {
+          const chunk = JSON.parse(sse.data) as StreamChunkEvent;
+          setAnswer((text) => text + chunk.content);
+        } else if (sse.event === 'done') {
+          setDone(JSON.parse(sse.data) as StreamDoneEvent);
+        } else if (sse.event === 'error') {
+          const failure = JSON.parse(sse.data) as StreamErrorEvent;
+          throw new ApiError(502, failure);
+        }
+      }
+    } catch (err) {
+      if (!controller.signal.aborted) {
+        setError(err instanceof TypeError ? 'The gateway could not be reached.' : errorWords(err));
+      }
+    } finally {
+      if (abort.current === controller) {
+        abort.current = null;
+        setBusy(false);
+        props.onDone();
+      }
+    }
+  };
+
+  return (
+    <section class="card" id="quick-try" aria-labelledby="quick-try-title">
+      <h2 id="quick-try-title">Quick try</h2>
+      <p>Send one message with an API key and watch the answer stream in. The key is not stored.</p>
+      <form onSubmit={send} class="stack-form">
+        <label for="try-key">API key</label>
+        <input
+          id="try-key"
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          required
+          placeholder="gw_…"
+          value={key}
+          onInput={(e) => setKey(e.currentTarget.value)}
+        />
+        {props.freshKey && key === props.freshKey && <p class="hint">Using the key you just created.</p>}
+        <div class="two-cols">
+          <div>
+            <label for="try-lane">Lane</label>
+            <select id="try-lane" value={lane} onChange={(e) => setLane(e.currentTarget.value)}>
+              {props.lanes.map((l) => (
+                <option key={l} value={l}>
+                  {l}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label for="try-project">Project id</label>
+            <input
+              id="try-project"
+              required
+              maxLength={128}
+              value={project}
+              onInput={(e) => setProject(e.currentTarget.value)}
+            />
+          </div>
+        </div>
+        <label for="try-message">Message</label>
+        <textarea
+          id="try-message"
+          required
+          rows={3}
+          value={message}
+          onInput={(e) => setMessage(e.currentTarget.value)}
+        />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Answering…' : 'Send'}
+        </button>
+      </form>
+      <h3>Answer</h3>
+      <output class="answer" aria-live="polite" data-testid="answer" for="try-message">
+        {answer || (busy ? '…' : '')}
+      </output>
+      {done && (
+        <p class="hint" data-testid="answer-meta">
+          Model {done.model_used}, {formatNumber(done.usage.total_tokens)} tokens ({done.finish_reason}).
+        </p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

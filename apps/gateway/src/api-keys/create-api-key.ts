@@ -1,0 +1,26 @@
+import { type ApiKeyScope, type CreateApiKeyResponse, MAX_API_KEYS_PER_USER } from '@platform/contract';
+import { AppError } from '@platform/errors';
+import type { AuthDeps } from '../auth/deps';
+import { generateApiKey, hashApiKey } from './hash';
+import { insertApiKeyWithinLimit } from './repo';
+
+/** Creates a key for the user; 400 `maximum_keys` when they already have 5 active ones. */
+export async function createApiKey(
+  deps: Pick<AuthDeps, 'prisma' | 'env'>,
+  input: { userId: string; name: string; scope: ApiKeyScope },
+): Promise<CreateApiKeyResponse> {
+  const { key, prefix } = generateApiKey();
+  const row = await insertApiKeyWithinLimit(
+    deps.prisma,
+    {
+      userId: input.userId,
+      name: input.name,
+      scope: input.scope,
+      prefix,
+      hash: hashApiKey(key, deps.env.GATEWAY_SECRET),
+    },
+    MAX_API_KEYS_PER_USER,
+  );
+  if (!row) throw new AppError('maximum_keys');
+  return { key, key_id: row.id, key_prefix: row.prefix, name: row.name, scope: input.scope };
+}

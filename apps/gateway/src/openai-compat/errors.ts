@@ -1,0 +1,75 @@
+import type { OpenAiErrorBody } from '@platform/contract';
+import { AppError, type ErrorCode, toAppError } from '@platform/errors';
+import type { Logger } from '@platform/logging';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+
+/** OpenAI's `code` where it has its own name for the same condition; other codes keep ours. */
+const OPENAI_CODES: Partial<Record<ErrorCode, string>> = {
+  rate_limited: 'rate_limit_exceeded',
+};
+
+/** OpenAI's error `type` for a status: clients branch on the status, some also on this. */
+function typeOf(status: number): string {
+  if (status === 403) return 'permission_error';
+  if (status === 429) return 'requests';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+}
+
+/** Errors whose message gains the first broken field, as OpenAI names the field in its text. */
+const FIELD_ERRORS: ReadonlySet<ErrorCode> = new Set(['deserialization_error', 'validation_failed']);
+
+/**
+ * The OpenAI-shaped body of one of our errors. The message is our public
+ * message (never provider text); `param` is the first field in `details`,
+ * which a validation error also adds to the message.
+ */
+export function toOpenAiErrorBody(err: AppError): OpenAiErrorBody {
+  const detail = err.details?.[0];
+  const withField = detail !== undefined && FIELD_ERRORS.has(err.code);
+  return {
+    error: {
+      message: withField ? `${err.publicMessage}: ${detail.path}: ${detail.message}` : err.publicMessage,
+      type: typeOf(err.status),
+      param: detail?.path ?? null,
+      code: OPENAI_CODES[err.code] ?? err.code,
+    },
+  };
+}
+
+/** OpenAI's answer to a model that does not exist (also for a lane the key may not use). */
+export function modelNotFound(model: string): AppError {
+  // Quoting the client's own value is safe; it is cut so the message stays short.
+  const shown = model.length > 128 ? `${model.slice(0, 128)}...` : model;
+  return new AppError('model_not_found', {
+    message: `The model \`${shown}\` does not exist or you do not have access to it.`,
+  });
+}
+
+/**
+ * The error handler of `/v1`: same statuses and headers (Retry-After) as the
+ * shared handler, OpenAI's body. The request id is in the `x-request-id`
+ * header, set on every response. Unexpected errors are logged with their
+ * stack and answered with a generic 500.
+ */
+export function openAiErrorHandler(opts: { logger: Logger }): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const appErr = toAppError(err);
+    const log = (req as { log?: Logger }).log ?? opts.logger;
+    if (appErr.status >= 500 || appErr.code === 'internal') log.error({ err }, 'request failed');
+    if (appErr.headers) for (const [k, v] of Object.entries(appErr.headers)) res.setHeader(k, v);
+    res.status(appErr.status).json(toOpenAiErrorBody(appErr));
+  };
+}
+
+/** 404 in OpenAI's shape for every `/v1` path nobody handled. */
+export function openAiNotFound(): RequestHandler {
+  return (req, _res, next) => {
+    const path = req.path.length > 200 ? `${req.path.slice(0, 200)}...` : req.path;
+    next(new AppError('not_found', { message: `Invalid URL (${req.method} /v1${path})` }));
+  };
+}

@@ -1,0 +1,61 @@
+import { AppError } from '@platform/errors';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import type { StreamFormat } from '../ai/stream';
+import type { CompletionIdentity } from './create-chat-completion';
+import { toOpenAiErrorBody } from './errors';
+
+/** OpenAI's stream terminator. */
+export const DONE_SENTINEL = '[DONE]';
+
+type Delta = ChatCompletionChunk['choices'][number]['delta'];
+
+/** The standard delta fields only; provider extras (reasoning, vendor ids) are not passed on. */
+function toDelta(delta: Delta | undefined) {
+  if (!delta) return {};
+  return {
+    ...(delta.role ? { role: 'assistant' as const } : {}),
+    ...(delta.content !== undefined ? { content: delta.content } : {}),
+    ...(delta.refusal !== undefined ? { refusal: delta.refusal } : {}),
+    ...(delta.tool_calls ? { tool_calls: delta.tool_calls } : {}),
+  };
+}
+
+/**
+ * `stream: true` of `POST /v1/chat/completions`: every upstream chunk as a
+ * `chat.completion.chunk` under our id and `<lane>/<model>`, then (with
+ * `include_usage`) a usage chunk with empty `choices`, then `data: [DONE]`.
+ * The upstream is always asked for usage (accounting needs it); its own usage
+ * chunk is replaced by ours. A failure after the start ends the stream with
+ * OpenAI's `data: {"error": ...}`, which the SDKs raise as an APIError.
+ */
+export function openAiStreamFormat(who: CompletionIdentity, includeUsage: boolean): StreamFormat {
+  const head = (model: string) => ({
+    id: who.id,
+    object: 'chat.completion.chunk' as const,
+    created: who.created,
+    model: `${who.lane}/${model}`,
+  });
+  const usageField = includeUsage ? { usage: null } : {};
+  return {
+    async chunk(sse, chunk, target) {
+      if (chunk.choices.length === 0) return;
+      await sse.sendData({
+        ...head(target.model),
+        choices: chunk.choices.map((c) => ({
+          index: c.index,
+          delta: toDelta(c.delta),
+          logprobs: null,
+          finish_reason: c.finish_reason ?? null,
+        })),
+        ...usageField,
+      });
+    },
+    async done(sse, end) {
+      if (includeUsage) await sse.sendData({ ...head(end.target.model), choices: [], usage: end.usage });
+      await sse.sendData(DONE_SENTINEL);
+    },
+    async error(sse, code) {
+      await sse.sendData(toOpenAiErrorBody(new AppError(code)));
+    },
+  };
+}

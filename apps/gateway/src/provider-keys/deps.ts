@@ -1,0 +1,11 @@
+import type { PrismaClient } from '../generated/prisma/client';
+import type { MasterKeyRing } from './crypto';
+import type { StoredKeyCache } from './stored-key-cache';
+
+/** What the provider-key operations use; the part of GatewayDeps they see. */
+export type ProviderKeyDeps = {
+  prisma: PrismaClient;
+  /** null when PROVIDER_KEYS_MASTER_KEYS is unset: keys can be listed and deleted, not stored or used. */
+  masterKeys: MasterKeyRing | null;
+  storedKeys: StoredKeyCache;
+};

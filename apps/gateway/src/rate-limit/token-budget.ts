@@ -1,0 +1,55 @@
+import type { KeyValueStore } from '@platform/db';
+import type { Logger } from '@platform/logging';
+import { rateLimited } from '@platform/service-kit';
+import type { TokenBudget } from '../ai/runtime';
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/** Milliseconds until the next UTC midnight, when the daily budget resets. */
+export function msUntilUtcMidnight(now: number): number {
+  return DAY_MS - (now % DAY_MS);
+}
+
+/**
+ * The per-user daily token budget in the shared store. The counter key
+ * carries the UTC date, so every instance agrees on when the day ends.
+ * Tokens are charged after a request; the check before it refuses once the
+ * budget is spent, so one request may overshoot by its own size.
+ */
+export function createTokenBudget(opts: {
+  kv: KeyValueStore;
+  dailyTokens: number;
+  logger: Logger;
+  now?: () => number;
+}): TokenBudget {
+  const now = opts.now ?? Date.now;
+  const keyOf = (userId: string, at: number) =>
+    `budget:tokens:${userId}:${new Date(at).toISOString().slice(0, 10)}`;
+  return {
+    async assertAvailable(userId) {
+      const at = now();
+      const { total } = await opts.kv.incrWindow(keyOf(userId, at), 0, msUntilUtcMidnight(at) + MINUTE_MS);
+      if (total >= opts.dailyTokens) throw rateLimited(msUntilUtcMidnight(at));
+    },
+    async today(userId) {
+      const at = now();
+      // Adding 0 reads the counter through the same call the check uses.
+      const { total } = await opts.kv.incrWindow(keyOf(userId, at), 0, msUntilUtcMidnight(at) + MINUTE_MS);
+      return {
+        day: new Date(at).toISOString().slice(0, 10),
+        used: total,
+        budget: opts.dailyTokens,
+        resetsAt: new Date(at + msUntilUtcMidnight(at)),
+      };
+    },
+    consume(userId, tokens) {
+      const at = now();
+      opts.kv
+        .incrWindow(keyOf(userId, at), tokens, msUntilUtcMidnight(at) + MINUTE_MS)
+        .catch((err: unknown) => {
+          opts.logger.error({ err }, 'token budget not charged');
+        });
+    },
+  };
+}

@@ -1,0 +1,467 @@
+import { parsePrometheusText } from '@platform/testing';
+import OpenAI from 'openai';
+import { revokeApiKey } from '../src/api-keys/revoke-api-key';
+import {
+  type AiHarness,
+  startAiHarness,
+  TEST_LANES,
+  type TestCaller,
+  writeTempJson,
+} from './support/ai-harness';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const hi = [{ role: 'user' as const, content: 'hi' }];
+
+let h: AiHarness;
+let url: string;
+let caller: TestCaller;
+
+/** The official SDK pointed at the gateway, as a user would configure it. */
+function sdk(opts: { apiKey?: string; baseURL?: string; project?: string } = {}): OpenAI {
+  return new OpenAI({
+    apiKey: opts.apiKey ?? caller.apiKey,
+    baseURL: opts.baseURL ?? `${url}/v1`,
+    maxRetries: 0,
+    ...(opts.project ? { defaultHeaders: { 'X-Project-Id': opts.project } } : {}),
+  });
+}
+
+/** The error a call rejects with (the test fails if it resolves). */
+async function errorOf(call: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
+  const err = await call.then(
+    () => new Error('expected the call to fail'),
+    (e: unknown) => e,
+  );
+  if (!(err instanceof OpenAI.APIError)) throw err;
+  return err;
+}
+
+function post(path: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${caller.apiKey}`, ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+async function usageRows(userId: string) {
+  await h.usage.flush();
+  return h.prisma.usageRecord.findMany({ where: { userId }, orderBy: { id: 'asc' } });
+}
+
+beforeAll(async () => {
+  // groq (free-a) refuses `seed`: requests using it skip that target.
+  const lanes = { ...TEST_LANES, providers: { groq: { unsupported_params: ['seed'] } } };
+  h = await startAiHarness({
+    AI_LANES_CONFIG: writeTempJson('lanes.json', lanes),
+    AI_UPSTREAM_TIMEOUT_MS: '1000',
+    AI_STREAM_IDLE_TIMEOUT_MS: '500',
+  });
+  ({ url } = await h.listen());
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(async () => {
+  h.resetFakes();
+  caller = await h.createCaller();
+});
+
+describe('POST /v1/chat/completions with the openai SDK', () => {
+  it('answers a completion in OpenAI format, named by the request id, and records usage', async () => {
+    h.openai.set({ content: 'Hi there.', usage: { prompt_tokens: 4, completion_tokens: 3 } });
+    const { data, response } = await sdk({ project: 'proj-oa' })
+      .chat.completions.create({ model: 'free', messages: hi })
+      .withResponse();
+
+    const requestId = response.headers.get('x-request-id') ?? '';
+    expect(requestId).toMatch(UUID);
+    expect(data).toEqual({
+      id: `chatcmpl-${requestId}`,
+      object: 'chat.completion',
+      created: expect.any(Number),
+      model: 'free/free-a',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Hi there.', refusal: null },
+          logprobs: null,
+          finish_reason: 'stop',
+        },
+      ],
+      usage: { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7 },
+    });
+    const [upstream] = h.openaiRequests();
+    expect(upstream?.headers.authorization).toBe('Bearer sk-server-groq-0002');
+    // Nothing the client did not send: no default max_tokens, no stream flag.
+    expect(upstream?.body).toEqual({ model: 'free-a', messages: hi, stream: false });
+
+    const [row] = await usageRows(caller.userId);
+    expect(row).toMatchObject({
+      requestId,
+      projectId: 'proj-oa',
+      endpoint: 'chat',
+      lane: 'free',
+      provider: 'groq',
+      model: 'free-a',
+      status: 200,
+      promptTokens: 4,
+      completionTokens: 3,
+      totalTokens: 7,
+    });
+  });
+
+  it('takes `<lane>/<model>`, the x-api-key header, and accounts to project default without X-Project-Id', async () => {
+    const res = await post(
+      '/v1/chat/completions',
+      { model: 'standard/std-2', messages: hi },
+      {
+        authorization: '',
+        'x-api-key': caller.apiKey,
+      },
+    );
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { model: string }).model).toBe('standard/std-2');
+    expect(h.openaiRequests().map((r) => r.model)).toEqual(['std-2']);
+    const [row] = await usageRows(caller.userId);
+    expect(row).toMatchObject({ projectId: 'default', provider: 'openrouter', model: 'std-2' });
+  });
+
+  it('streams chat.completion.chunk events read with the SDK iterator, with usage when asked', async () => {
+    h.openai.set({ chunks: ['Hel', 'lo'], usage: { prompt_tokens: 2, completion_tokens: 2 } });
+    const stream = await sdk({ project: 'proj-s' }).chat.completions.create({
+      model: 'free',
+      messages: hi,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Hello');
+    expect(new Set(chunks.map((c) => `${c.object} ${c.model}`))).toEqual(
+      new Set(['chat.completion.chunk free/free-a']),
+    );
+    expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
+    expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('stop');
+    expect(chunks.at(-1)).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: 2, completion_tokens: 2, total_tokens: 4 },
+    });
+    const [row] = await usageRows(caller.userId);
+    expect(row).toMatchObject({ projectId: 'proj-s', endpoint: 'stream', status: 200, totalTokens: 4 });
+  });
+
+  it('ends the wire stream with data: [DONE] and sends no usage unless asked', async () => {
+    h.openai.set({ chunks: ['a', 'b'] });
+    const res = await post('/v1/chat/completions', { model: 'free', messages: hi, stream: true });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await res.text();
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    const events = text
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: {'))
+      .map((e) => JSON.parse(e.slice('data: '.length)) as Record<string, unknown>);
+    expect(events.length).toBeGreaterThan(2);
+    for (const event of events) expect(event).not.toHaveProperty('usage');
+    // Upstream is always asked for usage: accounting needs it.
+    expect(h.openaiRequests()[0]?.body).toMatchObject({
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+  });
+
+  it('falls back from a failing provider to the next, plain and streamed, and counts it in /metrics', async () => {
+    const fallbacks = async (endpoint: string) => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const family = parsePrometheusText(text).find((f) => f.name === 'ai_upstream_fallbacks_total');
+      const metric = family?.metrics.find(
+        (m) => m.labels?.endpoint === endpoint && m.labels.from_provider === 'groq',
+      );
+      return Number(metric?.value ?? 0);
+    };
+    const before = { chat: await fallbacks('chat'), stream: await fallbacks('stream') };
+    h.openai.setFor('free-a', { status: 503 });
+    h.openai.setFor('free-b', { content: 'from b', chunks: ['from', ' b'] });
+    const completion = await sdk().chat.completions.create({ model: 'free', messages: hi });
+    expect(completion.model).toBe('free/free-b');
+    expect(completion.choices[0]?.message.content).toBe('from b');
+
+    const stream = await sdk().chat.completions.create({ model: 'free', messages: hi, stream: true });
+    let text = '';
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      expect(chunk.model).toBe('free/free-b');
+    }
+    expect(text).toBe('from b');
+    expect(h.openaiRequests().map((r) => `${r.model} ${r.status}`)).toEqual([
+      'free-a 503',
+      'free-b 200',
+      'free-a 503',
+      'free-b 200',
+    ]);
+    expect({ chat: await fallbacks('chat'), stream: await fallbacks('stream') }).toEqual({
+      chat: before.chat + 1,
+      stream: before.stream + 1,
+    });
+  });
+
+  it('ends a stream that fails after it started with an error the SDK raises', async () => {
+    h.openai.set({ chunks: ['one ', 'two ', 'three'], failAfterChunks: 1 });
+    const stream = await sdk().chat.completions.create({ model: 'free/free-a', messages: hi, stream: true });
+    const seen: string[] = [];
+    const err = await errorOf(
+      (async () => {
+        for await (const chunk of stream) seen.push(chunk.choices[0]?.delta.content ?? '');
+      })(),
+    );
+    expect(seen.join('')).toBe('one ');
+    expect(err.message).toContain('upstream AI service error');
+  });
+});
+
+describe('errors in OpenAI shape', () => {
+  it('answers an unknown model, a model the lane does not offer, and a lane the key may not use with 404 model_not_found', async () => {
+    for (const model of ['gpt-4o', 'free/std-1', 'free/']) {
+      const err = await errorOf(sdk().chat.completions.create({ model, messages: hi }));
+      expect(err).toBeInstanceOf(OpenAI.NotFoundError);
+      expect(err.error).toEqual({
+        message: `The model \`${model}\` does not exist or you do not have access to it.`,
+        type: 'invalid_request_error',
+        param: null,
+        code: 'model_not_found',
+      });
+    }
+    // premium is configured but not allowed on this instance.
+    const narrow = await h.listen(h.startInstance({ AI_ALLOWED_LANES: 'free,standard' }));
+    const err = await errorOf(
+      sdk({ baseURL: `${narrow.url}/v1` }).chat.completions.create({ model: 'premium', messages: hi }),
+    );
+    expect(err.status).toBe(404);
+    expect(err.code).toBe('model_not_found');
+    expect(h.openaiRequests()).toHaveLength(0);
+  });
+
+  it('refuses a revoked key with AuthenticationError and a missing one with 401', async () => {
+    await revokeApiKey(h.deps, { userId: caller.userId, keyId: caller.apiKeyId });
+    const err = await errorOf(sdk().chat.completions.create({ model: 'free', messages: hi }));
+    expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(err.error).toEqual({
+      message: 'invalid api key',
+      type: 'invalid_request_error',
+      param: null,
+      code: 'invalid_api_key',
+    });
+    expect(err.requestID ?? err.headers?.get('x-request-id')).toMatch(UUID);
+
+    const missing = await fetch(`${url}/v1/models`);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('x-request-id')).toMatch(UUID);
+    expect(await missing.json()).toEqual({
+      error: {
+        message: 'missing api key',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'missing_api_key',
+      },
+    });
+  });
+
+  it('answers over the per-key limit with RateLimitError carrying retry-after', async () => {
+    const limited = await h.listen(h.startInstance({ AI_RATE_LIMIT_PER_MINUTE: '1' }));
+    const client = sdk({ baseURL: `${limited.url}/v1` });
+    await client.chat.completions.create({ model: 'free', messages: hi });
+    const err = await errorOf(client.chat.completions.create({ model: 'free', messages: hi }));
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(Number(err.headers?.get('retry-after'))).toBeGreaterThan(0);
+    expect(err.error).toMatchObject({ type: 'requests', code: 'rate_limit_exceeded' });
+  });
+
+  it('applies the native message rules with their statuses', async () => {
+    const empty = await errorOf(sdk().chat.completions.create({ model: 'free', messages: [] }));
+    expect(empty).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(empty.error).toMatchObject({ message: 'messages cannot be empty', code: 'messages_empty' });
+
+    const big = 'x'.repeat(64 * 1024 + 1);
+    const tooLong = await errorOf(
+      sdk().chat.completions.create({
+        model: 'free',
+        messages: [{ role: 'user', content: [{ type: 'text', text: big }] }],
+      }),
+    );
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.code).toBe('message_too_long');
+
+    const wrongType = await post('/v1/chat/completions', {
+      model: 'free',
+      messages: [{ role: 'user', content: 5 }],
+    });
+    expect(wrongType.status).toBe(422);
+    expect(await wrongType.json()).toMatchObject({
+      error: { type: 'invalid_request_error', code: 'deserialization_error', param: 'messages.0.content' },
+    });
+    expect(h.openaiRequests()).toHaveLength(0);
+  });
+
+  it('lets allowlisted browser origins send the Bearer key and X-Project-Id', async () => {
+    const browser = await h.listen(h.startInstance({ GATEWAY_CORS_ORIGINS: 'http://app.test' }));
+    const res = await fetch(`${browser.url}/v1/chat/completions`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://app.test',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,x-project-id',
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('http://app.test');
+    expect(res.headers.get('access-control-allow-headers')?.split(',')).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'x-project-id']),
+    );
+  });
+
+  it('answers an unknown /v1 path with 404 in OpenAI shape', async () => {
+    const res = await fetch(`${url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${caller.apiKey}` },
+    });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({
+      error: {
+        message: 'Invalid URL (POST /v1/embeddings)',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'not_found',
+      },
+    });
+  });
+});
+
+describe('parameters', () => {
+  it('passes the OpenAI parameters to the provider as sent', async () => {
+    const tools = [
+      {
+        type: 'function' as const,
+        function: { name: 'lookup', description: 'Look up', parameters: { type: 'object', properties: {} } },
+      },
+    ];
+    const params = {
+      temperature: 0.2,
+      top_p: 0.9,
+      max_completion_tokens: 50,
+      stop: ['END'],
+      seed: 7,
+      user: 'u-1',
+      response_format: { type: 'json_object' as const },
+      tools,
+      tool_choice: 'auto' as const,
+    };
+    await sdk().chat.completions.create({ model: 'standard', messages: hi, ...params });
+    expect(h.openaiRequests()[0]?.body).toEqual({ model: 'std-1', messages: hi, stream: false, ...params });
+  });
+
+  it('skips a provider that refuses a parameter, and refuses the request when no target accepts it', async () => {
+    const completion = await sdk().chat.completions.create({ model: 'free', messages: hi, seed: 1 });
+    expect(completion.model).toBe('free/free-b');
+    expect(h.openaiRequests().map((r) => r.model)).toEqual(['free-b']);
+
+    const err = await errorOf(sdk().chat.completions.create({ model: 'free/free-a', messages: hi, seed: 1 }));
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err.error).toEqual({
+      message: "Unsupported parameter: 'seed' is not supported by the providers of `free/free-a`.",
+      type: 'invalid_request_error',
+      param: 'seed',
+      code: 'unsupported_parameter',
+    });
+    expect(h.openaiRequests()).toHaveLength(1);
+  });
+
+  it('refuses a parameter it does not know instead of dropping it', async () => {
+    const res = await post('/v1/chat/completions', { model: 'free', messages: hi, logit_bias: { 1: 2 } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: {
+        message: 'Unrecognized request argument supplied: logit_bias',
+        type: 'invalid_request_error',
+        param: 'logit_bias',
+        code: 'unsupported_parameter',
+      },
+    });
+    expect(h.openaiRequests()).toHaveLength(0);
+  });
+});
+
+describe('tool calls', () => {
+  const tools = [
+    { type: 'function' as const, function: { name: 'weather', parameters: { type: 'object' } } },
+  ];
+
+  it('returns the provider tool calls, plain and streamed, and takes the tool round trip back', async () => {
+    h.openai.set({ toolCalls: [{ name: 'weather', arguments: '{"city":"Oslo"}' }] });
+    const completion = await sdk().chat.completions.create({ model: 'free', messages: hi, tools });
+    expect(completion.choices[0]).toEqual({
+      index: 0,
+      message: {
+        role: 'assistant',
+        content: null,
+        refusal: null,
+        tool_calls: [
+          {
+            id: 'call_fake_0',
+            type: 'function',
+            function: { name: 'weather', arguments: '{"city":"Oslo"}' },
+          },
+        ],
+      },
+      logprobs: null,
+      finish_reason: 'tool_calls',
+    });
+
+    // A stream that carries only tool calls still starts (and can still fall back before it does).
+    const stream = await sdk().chat.completions.create({ model: 'free', messages: hi, tools, stream: true });
+    let args = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      args += chunk.choices[0]?.delta.tool_calls?.[0]?.function?.arguments ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect({ args, finish }).toEqual({ args: '{"city":"Oslo"}', finish: 'tool_calls' });
+
+    h.openai.set({ content: 'Sunny.' });
+    const call = completion.choices[0]?.message.tool_calls?.[0];
+    const followUp: OpenAI.ChatCompletionMessageParam[] = [
+      ...hi,
+      { role: 'assistant', content: null, tool_calls: call && call.type === 'function' ? [call] : [] },
+      { role: 'tool', tool_call_id: 'call_fake_0', content: '{"sky":"clear"}' },
+    ];
+    const answer = await sdk().chat.completions.create({ model: 'free', messages: followUp, tools });
+    expect(answer.choices[0]?.message.content).toBe('Sunny.');
+    expect(h.openaiRequests().at(-1)?.body).toMatchObject({ messages: followUp });
+  });
+});
+
+describe('GET /v1/models', () => {
+  it('lists every allowed lane and its lane/model ids in OpenAI list format', async () => {
+    const ids: string[] = [];
+    for await (const model of sdk().models.list()) {
+      expect(model).toEqual({ id: model.id, object: 'model', created: 0, owned_by: 'gateway' });
+      ids.push(model.id);
+    }
+    expect(ids).toEqual([
+      'free',
+      'free/free-a',
+      'free/free-b',
+      'free/free-c',
+      'standard',
+      'standard/std-1',
+      'standard/std-2',
+      'premium',
+      'premium/prem-1',
+    ]);
+    expect((await sdk().models.retrieve('free/free-b')).id).toBe('free/free-b');
+    const err = await errorOf(sdk().models.retrieve('free/nope'));
+    expect(err.status).toBe(404);
+    expect(err.code).toBe('model_not_found');
+  });
+});

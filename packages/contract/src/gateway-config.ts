@@ -1,0 +1,21 @@
+import { z } from 'zod';
+
+/** How sign-in mail leaves the gateway: `log` means no SMTP_URL (development only). */
+export const MAIL_DELIVERIES = ['smtp', 'log'] as const;
+
+/**
+ * `GET /api/v1/config`: the public, non-secret settings a sign-in page needs,
+ * e.g. whether the link goes out by mail or into the gateway's output.
+ */
+export const ZGatewayConfigResponse = z
+  .object({
+    mail_delivery: z.enum(MAIL_DELIVERIES).meta({
+      description:
+        '`smtp`: links are mailed. `log`: SMTP_URL is unset (development), so each link is written to the gateway\u2019s standard error instead.',
+    }),
+    magic_link_ttl_minutes: z.number().int().positive(),
+    lanes: z.array(z.string()).meta({ description: 'Lanes a chat request may name (AI_ALLOWED_LANES).' }),
+    max_api_keys: z.number().int().positive().meta({ description: 'Active API keys a user may hold.' }),
+  })
+  .meta({ id: 'GatewayConfigResponse' });
+export type GatewayConfigResponse = z.infer<typeof ZGatewayConfigResponse>;
