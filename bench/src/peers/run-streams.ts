@@ -171,11 +171,11 @@ function markdownOf(r: StreamsRecord, files: { json: string; svg: string } | nul
     '|--:|--:|--:|--:|--:|--:|--:|--:|',
     ...r.comparisons.map(
       (c) =>
-        `| $c.streams| $c.direct.completed/ ${c.ours.completed} | ${c.direct.ttfcP50} / $c.ours.ttfcP50| **$c.added.ttfcP50** | $c.direct.latenessP99/ ${c.ours.latenessP99} | ${c.added.chunkDelayP50} / **$c.added.chunkDelayP99** | **$c.ours.peakRssMb** ($c.direct.upstreamPeakRssMb) | $c.ours.loopDelayP99Ms/ ${c.ours.loopDelayMaxMs} |`,
+        `| ${c.streams} | ${c.direct.completed} / ${c.ours.completed} | ${c.direct.ttfcP50} / ${c.ours.ttfcP50} | **${c.added.ttfcP50}** | ${c.direct.latenessP99} / ${c.ours.latenessP99} | ${c.added.chunkDelayP50} / **${c.added.chunkDelayP99}** | **${c.ours.peakRssMb}** (${c.direct.upstreamPeakRssMb}) | ${c.ours.loopDelayP99Ms} / ${c.ours.loopDelayMaxMs} |`,
     ),
     '',
-    `Targets at 2,000 streams: added per-chunk delay p99 ≤ 50 ms, added TTFC p50 ≤ 200 ms, peak RSS ≤ 250 MB. Ours idle RSS $r.ours.idleRssMbMB, process peak (VmHWM) $r.ours.peakRssMbProcessMB, $r.ours.errorLineserror log lines.`,
-    r.problems.length ? `Problems: $r.problems.join('; ').` : '',
+    `Targets at 2,000 streams: added per-chunk delay p99 ≤ 50 ms, added TTFC p50 ≤ 200 ms, peak RSS ≤ 250 MB. Ours idle RSS ${r.ours.idleRssMb} MB, process peak (VmHWM) ${r.ours.peakRssMbProcess} MB, ${r.ours.errorLines} error log lines.`,
+    r.problems.length ? `Problems: ${r.problems.join('; ')}.` : '',
     '',
   ];
   return lines.filter((l, i) => l !== '' || lines[i - 1] !== '').join('\n');
