@@ -54,10 +54,11 @@ export function createApp(deps: GatewayDeps): Express {
   const bearerKeyAndLimits = requireApiKey(deps, { bearer: true, alongside: aiLimits });
   const sessionOrKey = authenticate(deps, { allow: ['session', 'api_key'] });
 
+  // The AI routes first: the hot path does not walk the account routers' route lists.
+  app.use('/api/v1/ai', createChatRouter(deps.ai, aiGuards), createMediaRouter(deps.ai, aiGuards));
   app.use('/api/v1', createAuthRouter(deps, deps.mailer));
   app.use('/api/v1', createApiKeyRouter(deps));
   app.use('/api/v1', createUserRouter(deps));
-  app.use('/api/v1/ai', createChatRouter(deps.ai, aiGuards), createMediaRouter(deps.ai, aiGuards));
   app.use(
     '/api/v1/keys',
     createProviderKeyRouter(deps, { auth: sessionOrKey, csrf: requireTrustedOrigin(deps) }),
