@@ -19,6 +19,7 @@ const USAGE = `Usage: npm run peers -w @platform/bench -- [options]
   --warmup <s>       warm-up seconds per run (default 1)
   --connections <n>  connections of the loaded runs (default 32)
   --cpu-prof <dir>   run our gateway under node --cpu-prof, profiles written to <dir>
+  --gateway-node-args "<flags>"  extra node flags for our gateway (after the Dockerfile's)
   --no-record        print only
 Needs TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_REDIS_URL) and a built apps/gateway/dist.`;
 
@@ -197,6 +198,7 @@ function parseCli() {
       warmup: { type: 'string', default: '1' },
       connections: { type: 'string', default: '32' },
       'cpu-prof': { type: 'string' },
+      'gateway-node-args': { type: 'string', default: '' },
       'no-record': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -213,6 +215,7 @@ function parseCli() {
       connections: Number(values.connections),
     },
     cpuProfDir: values['cpu-prof'],
+    gatewayNodeArgs: values['gateway-node-args'].split(' ').filter(Boolean),
     record: !values['no-record'],
   };
 }
@@ -317,7 +320,7 @@ function chartOf(r: PeersRecord): string {
 }
 
 async function main(): Promise<number> {
-  const { settings, cpuProfDir, record: shouldRecord } = parseCli();
+  const { settings, cpuProfDir, gatewayNodeArgs, record: shouldRecord } = parseCli();
   const databaseServerUrl = process.env.TEST_DATABASE_URL;
   const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
   if (!databaseServerUrl || !redisUrl) throw new Error('set TEST_DATABASE_URL and TEST_REDIS_URL\n' + USAGE);
@@ -327,7 +330,7 @@ async function main(): Promise<number> {
   const ours = await startOurGateway(upstream, {
     databaseServerUrl,
     redisUrl,
-    nodeArgs: cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [],
+    nodeArgs: [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), ...gatewayNodeArgs],
   });
   const portkey = await startPortkey();
   const services = { upstream, portkey, ours };

@@ -40,6 +40,9 @@ export async function startUpstream(behaviour: OpenAIBehaviour): Promise<Upstrea
 
 export type OurGateway = ServiceProcess & { apiKey: string; database: TestDatabase };
 
+/** The node flags of the production image (Dockerfile, runtime CMD). */
+export const PRODUCTION_NODE_ARGS = ['--enable-source-maps'];
+
 const GATEWAY_DIST = path.join(REPO_ROOT, 'apps', 'gateway', 'dist', 'main.js');
 const MIGRATIONS_DIR = path.join(REPO_ROOT, 'apps', 'gateway', 'prisma', 'migrations');
 
@@ -79,7 +82,7 @@ export async function startOurGateway(
   const service = await startNodeService({
     name: 'ours',
     script: GATEWAY_DIST,
-    nodeArgs: opts.nodeArgs,
+    nodeArgs: [...PRODUCTION_NODE_ARGS, ...(opts.nodeArgs ?? [])],
     port,
     readyPath: '/health',
     env: {
