@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
+import { GATEWAY_MIGRATIONS_DIR, insertUsageRows, PrismaClient } from '@platform/gateway/testing';
 import { createTestDatabase } from '@platform/testing';
-import { PrismaClient } from '../../apps/gateway/src/generated/prisma/client';
-import { insertUsageRows } from '../../apps/gateway/src/usage/repo';
 
 // Usage: tsx --conditions=source src/usage-rows.ts
 // CPU cost of writing one batch of usage rows: Prisma createMany, as
 // the recorder once did, against insertUsageRows (one parameterised multi-row
 // INSERT through Prisma's raw path), which it uses now. Explains the gap between `chat` and `chat-without-usage-rows`.
 
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'apps', 'gateway', 'prisma', 'migrations');
 const BATCHES = [1, 100, 300, 500];
 const WARMUP = 2;
 const REPEATS = 5;
@@ -30,7 +27,7 @@ async function medianCpuMs(fn: () => Promise<unknown>): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
+  const database = await createTestDatabase({ migrationsDir: GATEWAY_MIGRATIONS_DIR });
   const prisma = new PrismaClient({ adapter: database.adapter });
   try {
     const user = await prisma.user.create({ data: { email: `usage-rows-${process.pid}@example.com` } });

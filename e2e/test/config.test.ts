@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { ZGatewayEnv } from '@platform/gateway/testing';
+import { ZPaymentEnv } from '@platform/payment/testing';
 import type { z } from 'zod';
-import { ZGatewayEnv } from '../../apps/gateway/src/env';
-import { ZPaymentEnv } from '../../apps/payment/src/env';
 import {
   containerEnvironment,
   interpolate,

@@ -14,7 +14,7 @@ import { parseMasterKeys } from './provider-keys/crypto';
 import type { ProviderKeyDeps } from './provider-keys/deps';
 import { createStoredKeyCache } from './provider-keys/stored-key-cache';
 import { createTokenBudget } from './rate-limit/token-budget';
-import { createUsageRecorder, type UsageRecorder } from './usage/recorder';
+import { createUsageRowWriter, type UsageRowWriter } from './usage/usage-row-writer';
 
 export const SERVICE_NAME = 'gateway';
 
@@ -38,15 +38,15 @@ export type GatewayDeps = AuthDeps &
     metrics: HttpMetrics;
     /** What the AI handlers share (lanes, providers, usage, budget). */
     ai: AiRuntime;
-    /** Batched writer of usage rows (tokens per request). */
-    usage: UsageRecorder;
+    /** Batched writer of the usage rows (tokens per AI request). */
+    usageRows: UsageRowWriter;
   };
 
 /** Replacements for tests and benchmarks; main.ts passes none. */
 export type GatewayDepsOverrides = {
   clock?: Clock;
   mailer?: Mailer;
-  usage?: UsageRecorder;
+  usageRows?: UsageRowWriter;
 };
 
 /**
@@ -61,14 +61,14 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
   const clock = overrides.clock ?? systemClock;
   const metrics = createHttpMetrics({ service: SERVICE_NAME });
   const storedKeys = createStoredKeyCache({ prisma, kv, logger, masterKeys });
-  const usage = overrides.usage ?? createUsageRecorder({ prisma, logger });
+  const usageRows = overrides.usageRows ?? createUsageRowWriter({ prisma, logger });
   const ai = createAiRuntime({
     env,
     logger,
     lanes,
     registry: metrics.registry,
     storedKeys: storedKeys.lookup,
-    usage,
+    usage: usageRows,
     budget: createTokenBudget({ kv, dailyTokens: env.AI_DAILY_TOKEN_BUDGET, logger }),
   });
   return {
@@ -81,7 +81,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     ai,
     masterKeys,
     storedKeys,
-    usage,
+    usageRows,
   };
 }
 
@@ -91,7 +91,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
  * The caller closes Prisma and the key-value store afterwards.
  */
 export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
-  await deps.usage.close();
+  await deps.usageRows.close();
   await deps.apiKeys.close();
   await deps.storedKeys.close();
   await deps.mailer.close();

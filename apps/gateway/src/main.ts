@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { openServiceStorage } from '@platform/db';
 import { createLogger } from '@platform/logging';
-import { loadEnvOrExit, runServer } from '@platform/service-kit';
+import { loadEnvOrExit, runServer, startService } from '@platform/service-kit';
 import { loadLanesConfig } from './ai/lanes';
 import { createApp } from './app';
 import { buildGatewayDeps, closeGatewayDeps, SERVICE_NAME } from './deps';
@@ -23,23 +23,13 @@ async function main(): Promise<void> {
   });
   const prisma = new PrismaClient({ adapter: storage.db.adapter });
   const deps = buildGatewayDeps({ env, lanes, logger, prisma, kv: storage.kv });
-  await runServer({
-    app: createApp(deps),
-    port: env.PORT,
-    host: env.HOST,
-    logger,
-    onClose: async () => {
-      // Buffered usage rows and last-used writes go out before the database closes.
-      await closeGatewayDeps(deps);
-      await prisma.$disconnect();
-      await storage.close();
-    },
-  });
+  const closeAll = async (): Promise<void> => {
+    // Buffered usage rows and last-used writes go out before the database closes.
+    await closeGatewayDeps(deps);
+    await prisma.$disconnect();
+    await storage.close();
+  };
+  await runServer({ app: createApp(deps), port: env.PORT, host: env.HOST, logger, onClose: closeAll });
 }
 
-void main().catch((err: unknown) => {
-  process.stderr.write(
-    `${SERVICE_NAME}: failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
-  );
-  process.exit(1);
-});
+startService(SERVICE_NAME, main);

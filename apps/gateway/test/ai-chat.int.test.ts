@@ -3,8 +3,8 @@ import {
   type AiHarness,
   baseUrlsFor,
   SERVER_KEYS,
-  startAiHarness,
   type TestCaller,
+  useAiHarness,
 } from './support/ai-harness';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -12,16 +12,8 @@ const KIB64 = 64 * 1024;
 
 let h: AiHarness;
 let caller: TestCaller;
-
-beforeAll(async () => {
-  h = await startAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '400' });
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  h.resetFakes();
-  caller = await h.createCaller();
+useAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '400' }, (state) => {
+  ({ h, caller } = state);
 });
 
 const user = (content: string) => ({ role: 'user', content });

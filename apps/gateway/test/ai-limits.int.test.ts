@@ -1,22 +1,14 @@
 import request from 'supertest';
 import { createApiKey } from '../src/api-keys/create-api-key';
-import { type AiHarness, startAiHarness, type TestCaller } from './support/ai-harness';
+import { type AiHarness, type TestCaller, useAiHarness } from './support/ai-harness';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const body = { lane: 'free', project_id: 'limits', messages: [{ role: 'user', content: 'hi' }] };
 
 let h: AiHarness;
 let caller: TestCaller;
-
-beforeAll(async () => {
-  h = await startAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '400' });
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  h.resetFakes();
-  caller = await h.createCaller();
+useAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '400' }, (state) => {
+  ({ h, caller } = state);
 });
 
 function chat(app: AiHarness['app'], apiKey = caller.apiKey) {

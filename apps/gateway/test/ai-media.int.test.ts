@@ -1,21 +1,13 @@
 import { createSilentMp3, TINY_PNG_BASE64 } from '@platform/testing';
 import request from 'supertest';
-import { type AiHarness, SERVER_KEYS, startAiHarness, type TestCaller } from './support/ai-harness';
+import { type AiHarness, SERVER_KEYS, type TestCaller, useAiHarness } from './support/ai-harness';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 let h: AiHarness;
 let caller: TestCaller;
-
-beforeAll(async () => {
-  h = await startAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '400' });
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  h.resetFakes();
-  caller = await h.createCaller();
+useAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '400' }, (state) => {
+  ({ h, caller } = state);
 });
 
 function post(path: string, body: unknown) {

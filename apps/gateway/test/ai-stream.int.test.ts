@@ -1,4 +1,4 @@
-import { type AiHarness, startAiHarness, type TestCaller } from './support/ai-harness';
+import { type AiHarness, type TestCaller, useAiHarness } from './support/ai-harness';
 import { parseSse } from './support/sse';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -6,22 +6,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 let h: AiHarness;
 let url: string;
 let caller: TestCaller;
-
-beforeAll(async () => {
-  h = await startAiHarness({
+useAiHarness(
+  {
     AI_UPSTREAM_TIMEOUT_MS: '400',
     AI_STREAM_IDLE_TIMEOUT_MS: '300',
     AI_STREAM_KEEPALIVE_MS: '50',
-  });
-  ({ url } = await h.listen());
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  h.resetFakes();
-  caller = await h.createCaller();
-});
+  },
+  (state) => {
+    ({ h, caller, url } = state);
+  },
+  { listen: true },
+);
 
 const body = { lane: 'free', project_id: 'proj-s', messages: [{ role: 'user', content: 'hi' }] };
 

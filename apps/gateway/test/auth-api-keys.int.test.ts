@@ -8,18 +8,13 @@ import { requireTrustedOrigin } from '../src/http/csrf';
 import {
   APP_ORIGIN,
   EVIL_ORIGIN,
-  type IdentityHarness,
   type Instance,
   OWN_ORIGIN,
   SECRET,
-  startIdentityHarness,
+  useIdentityHarness,
 } from './support/identity-harness';
 
-let h: IdentityHarness;
-beforeAll(async () => {
-  h = await startIdentityHarness();
-});
-afterAll(() => h.close());
+const h = useIdentityHarness();
 
 const ANY_ID = expect.any(String);
 
@@ -198,7 +193,7 @@ describe('listing keys', () => {
       expect((await request(h.app).get('/api/v1/me').set('x-api-key', key)).status).toBe(200);
     const before = await h.prisma.apiKey.findUniqueOrThrow({ where: { id: key_id } });
     expect(before.lastUsedAt).toBeNull();
-    await h.deps.apiKeys.usage.flush();
+    await h.deps.apiKeys.lastUsed.flush();
     const listed = (await list(cookie)).body.keys.find((k: { key_id: string }) => k.key_id === key_id);
     expect(listed.last_used_at).toBe(h.clock.now().toISOString());
   });

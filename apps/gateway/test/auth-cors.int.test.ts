@@ -1,16 +1,7 @@
 import request from 'supertest';
-import {
-  APP_ORIGIN,
-  EVIL_ORIGIN,
-  type IdentityHarness,
-  startIdentityHarness,
-} from './support/identity-harness';
+import { APP_ORIGIN, EVIL_ORIGIN, useIdentityHarness } from './support/identity-harness';
 
-let h: IdentityHarness;
-beforeAll(async () => {
-  h = await startIdentityHarness();
-});
-afterAll(() => h.close());
+const h = useIdentityHarness();
 
 function preflight(origin: string) {
   return request(h.app)

@@ -1,12 +1,8 @@
 import request from 'supertest';
 import { INVALID_KEY_LIMIT } from '../src/auth/key-guessing';
-import { type IdentityHarness, startIdentityHarness } from './support/identity-harness';
+import { useIdentityHarness } from './support/identity-harness';
 
-let h: IdentityHarness;
-beforeAll(async () => {
-  h = await startIdentityHarness();
-});
-afterAll(() => h.close());
+const h = useIdentityHarness();
 
 const me = (key: string, ip: string) =>
   request(h.app).get('/api/v1/me').set('x-api-key', key).set('X-Forwarded-For', ip);

@@ -1,16 +1,7 @@
 import request from 'supertest';
-import {
-  type IdentityHarness,
-  OWN_ORIGIN,
-  startIdentityHarness,
-  uniqueEmail,
-} from './support/identity-harness';
+import { OWN_ORIGIN, uniqueEmail, useIdentityHarness } from './support/identity-harness';
 
-let h: IdentityHarness;
-beforeAll(async () => {
-  h = await startIdentityHarness({ LOG_LEVEL: 'trace' });
-});
-afterAll(() => h.close());
+const h = useIdentityHarness({ LOG_LEVEL: 'trace' });
 
 describe('log redaction over a whole sign-in and key life cycle', () => {
   it('no code, cookie, session token or API key appears in any log line', async () => {

@@ -3,18 +3,13 @@ import request from 'supertest';
 import {
   APP_ORIGIN,
   EVIL_ORIGIN,
-  type IdentityHarness,
   PUBLIC_URL,
   sessionCookieOf,
-  startIdentityHarness,
   uniqueEmail,
+  useIdentityHarness,
 } from './support/identity-harness';
 
-let h: IdentityHarness;
-beforeAll(async () => {
-  h = await startIdentityHarness();
-});
-afterAll(() => h.close());
+const h = useIdentityHarness();
 
 const SENT = { message: 'if the address can sign in, a link has been sent' };
 const ANY_ID = expect.any(String);

@@ -3,17 +3,12 @@ import request from 'supertest';
 import {
   APP_ORIGIN,
   EVIL_ORIGIN,
-  type IdentityHarness,
   OWN_ORIGIN,
-  startIdentityHarness,
   uniqueEmail,
+  useIdentityHarness,
 } from './support/identity-harness';
 
-let h: IdentityHarness;
-beforeAll(async () => {
-  h = await startIdentityHarness();
-});
-afterAll(() => h.close());
+const h = useIdentityHarness();
 
 const ANY_ID = expect.any(String);
 const DAY = 24 * 60 * 60 * 1000;

@@ -1,27 +1,13 @@
 import request from 'supertest';
-import {
-  type AiHarness,
-  PUBLIC_URL,
-  SERVER_KEYS,
-  startAiHarness,
-  type TestCaller,
-} from './support/ai-harness';
+import { type AiHarness, PUBLIC_URL, SERVER_KEYS, type TestCaller, useAiHarness } from './support/ai-harness';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const TABLES = ['users', 'sessions', 'api_keys', 'provider_keys', 'usage_records'];
 
 let h: AiHarness;
 let caller: TestCaller;
-
-beforeAll(async () => {
-  h = await startAiHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  h.resetFakes();
-  caller = await h.createCaller();
+useAiHarness({}, (state) => {
+  ({ h, caller } = state);
 });
 
 /** A provider key nobody else uses, so finding it anywhere is a real leak. */

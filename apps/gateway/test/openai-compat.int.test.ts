@@ -3,9 +3,9 @@ import OpenAI from 'openai';
 import { revokeApiKey } from '../src/api-keys/revoke-api-key';
 import {
   type AiHarness,
-  startAiHarness,
   TEST_LANES,
   type TestCaller,
+  useAiHarness,
   writeTempJson,
 } from './support/ai-harness';
 
@@ -49,23 +49,21 @@ async function usageRows(userId: string) {
   return h.prisma.usageRecord.findMany({ where: { userId }, orderBy: { id: 'asc' } });
 }
 
-beforeAll(async () => {
-  // groq (free-a) refuses `seed`: requests using it skip that target.
-  const lanes = { ...TEST_LANES, providers: { groq: { unsupported_params: ['seed'] } } };
-  h = await startAiHarness({
-    AI_LANES_CONFIG: writeTempJson('lanes.json', lanes),
-    AI_UPSTREAM_TIMEOUT_MS: '1000',
-    AI_STREAM_IDLE_TIMEOUT_MS: '500',
-  });
-  ({ url } = await h.listen());
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  h.resetFakes();
-  caller = await h.createCaller();
-});
+useAiHarness(
+  () => {
+    // groq (free-a) refuses `seed`: requests using it skip that target.
+    const lanes = { ...TEST_LANES, providers: { groq: { unsupported_params: ['seed'] } } };
+    return {
+      AI_LANES_CONFIG: writeTempJson('lanes.json', lanes),
+      AI_UPSTREAM_TIMEOUT_MS: '1000',
+      AI_STREAM_IDLE_TIMEOUT_MS: '500',
+    };
+  },
+  (state) => {
+    ({ h, caller, url } = state);
+  },
+  { listen: true },
+);
 
 describe('POST /v1/chat/completions with the openai SDK', () => {
   it('answers a completion in OpenAI format, named by the request id, and records usage', async () => {

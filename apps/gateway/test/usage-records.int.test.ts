@@ -1,22 +1,17 @@
 import request from 'supertest';
-import { type AiHarness, startAiHarness, type TestCaller } from './support/ai-harness';
+import { type AiHarness, type TestCaller, useAiHarness } from './support/ai-harness';
 import { parseSse } from './support/sse';
 
 let h: AiHarness;
 let caller: TestCaller;
 let url: string;
-
-beforeAll(async () => {
-  h = await startAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '400' });
-  ({ url } = await h.listen());
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  h.resetFakes();
-  caller = await h.createCaller();
-});
+useAiHarness(
+  { AI_UPSTREAM_TIMEOUT_MS: '400' },
+  (state) => {
+    ({ h, caller, url } = state);
+  },
+  { listen: true },
+);
 
 const messages = [{ role: 'user', content: 'hi' }];
 

@@ -1,15 +1,17 @@
 import path from 'node:path';
 import { openServiceStorage } from '@platform/db';
 import { createLogger } from '@platform/logging';
-import { loadEnvOrExit, runServer } from '@platform/service-kit';
+import { loadEnvOrExit, runServer, startService } from '@platform/service-kit';
 import { createApp, SERVICE_NAME } from './app';
 import { loadPaymentEnv } from './env';
 import { PrismaClient } from './generated/prisma/client';
-import { createStripeClient } from './stripe-client';
+import { createStripeClient, placeholderStripeKeyWarning } from './stripe-client';
 
 async function main(): Promise<void> {
   const env = loadEnvOrExit(SERVICE_NAME, () => loadPaymentEnv());
   const logger = createLogger({ service: SERVICE_NAME, level: env.LOG_LEVEL });
+  const stripeKeyWarning = placeholderStripeKeyWarning(env);
+  if (stripeKeyWarning) logger.warn(stripeKeyWarning);
   const storage = await openServiceStorage({
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
@@ -22,21 +24,11 @@ async function main(): Promise<void> {
   const prisma = new PrismaClient({ adapter: storage.db.adapter });
   const stripe = createStripeClient(env);
   const app = createApp({ env, logger, prisma, kv, stripe });
-  await runServer({
-    app,
-    port: env.PORT,
-    host: env.HOST,
-    logger,
-    onClose: async () => {
-      await prisma.$disconnect();
-      await storage.close();
-    },
-  });
+  const closeAll = async (): Promise<void> => {
+    await prisma.$disconnect();
+    await storage.close();
+  };
+  await runServer({ app, port: env.PORT, host: env.HOST, logger, onClose: closeAll });
 }
 
-void main().catch((err: unknown) => {
-  process.stderr.write(
-    `${SERVICE_NAME}: failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
-  );
-  process.exit(1);
-});
+startService(SERVICE_NAME, main);

@@ -4,6 +4,26 @@ import type { PaymentEnv } from './env';
 /** The Stripe API version this service is written against; pinned so upgrades are deliberate. */
 export const STRIPE_API_VERSION = '2026-10-28.endive' as const;
 
+/** The stand-in keys of config/local.env and .env.example: they pass validation, Stripe refuses them. */
+const PLACEHOLDER_KEY = /^sk_test_(local_placeholder|replace_me)$/;
+
+/**
+ * What to tell an operator who started the service with a placeholder Stripe
+ * key (the local defaults), or undefined for a real key or a Stripe stand-in
+ * (STRIPE_API_BASE). Without it the first checkout answers 502 `stripe
+ * unavailable` after a second, with nothing pointing at the key.
+ */
+export function placeholderStripeKeyWarning(
+  env: Pick<PaymentEnv, 'STRIPE_SECRET_KEY' | 'STRIPE_API_BASE'>,
+): string | undefined {
+  if (env.STRIPE_API_BASE || !PLACEHOLDER_KEY.test(env.STRIPE_SECRET_KEY)) return undefined;
+  return (
+    `STRIPE_SECRET_KEY is the placeholder ${env.STRIPE_SECRET_KEY}: every Stripe call (checkout, portal, status refresh) ` +
+    'will answer 502 stripe unavailable. Use a test key: copy the secret key (sk_test_...) from ' +
+    'https://dashboard.stripe.com/test/apikeys into ./.env as STRIPE_SECRET_KEY=sk_test_... and restart.'
+  );
+}
+
 export function createStripeClient(
   env: Pick<
     PaymentEnv,

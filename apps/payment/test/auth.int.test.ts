@@ -1,11 +1,8 @@
+import { perTestFile } from '@platform/testing';
 import request from 'supertest';
-import { API_KEY, type Harness, ROTATED_API_KEY, startHarness } from './support/harness';
+import { API_KEY, ROTATED_API_KEY, startHarness } from './support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h.close());
+const h = perTestFile(startHarness);
 
 const PROTECTED: Array<[method: 'get' | 'post', path: string]> = [
   ['post', '/api/v1/checkout/subscription'],

@@ -1,11 +1,8 @@
+import { perTestFile } from '@platform/testing';
 import request from 'supertest';
-import { API_KEY, type Harness, newUserId, seedCatalog, startHarness } from './support/harness';
+import { API_KEY, newUserId, seedCatalog, startHarness } from './support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h.close());
+const h = perTestFile(startHarness);
 
 const urls = {
   success_url: 'https://app.example.com/done',
@@ -17,6 +14,11 @@ const post = (path: string, payload: unknown) =>
     .post(path)
     .set('X-API-Key', API_KEY)
     .send(payload as object);
+
+/** An item checkout for a new user; `fields` add or replace what the test is about. */
+function item(fields: Record<string, unknown>) {
+  return { user_id: newUserId(), email: 'a@example.com', ...urls, ...fields };
+}
 
 function sentParams(sessionId: string): Record<string, unknown> {
   const session = h.fake.store.checkoutSessions.get(sessionId)!;
@@ -33,12 +35,7 @@ describe('POST /api/v1/checkout/item', () => {
   it('a one-time price gives a payment-mode session, quantity defaulting to 1', async () => {
     const { product, oneTime } = seedCatalog(h.fake);
     const userId = newUserId();
-    const res = await post('/api/v1/checkout/item', {
-      user_id: userId,
-      email: 'a@example.com',
-      price_id: oneTime.id,
-      ...urls,
-    });
+    const res = await post('/api/v1/checkout/item', item({ user_id: userId, price_id: oneTime.id }));
     expect(res.status).toBe(200);
     const session = h.fake.store.checkoutSessions.get(res.body.checkout_session_id)!;
     expect(session.mode).toBe('payment');
@@ -53,13 +50,10 @@ describe('POST /api/v1/checkout/item', () => {
   it('a recurring price gives a subscription-mode session with the quantity asked for', async () => {
     const { product, monthly } = seedCatalog(h.fake);
     const userId = newUserId();
-    const res = await post('/api/v1/checkout/item', {
-      user_id: userId,
-      email: 'a@example.com',
-      price_id: monthly.id,
-      quantity: 3,
-      ...urls,
-    });
+    const res = await post(
+      '/api/v1/checkout/item',
+      item({ user_id: userId, price_id: monthly.id, quantity: 3 }),
+    );
     expect(res.status).toBe(200);
     const session = h.fake.store.checkoutSessions.get(res.body.checkout_session_id)!;
     expect(session.mode).toBe('subscription');
@@ -76,13 +70,7 @@ describe('POST /api/v1/checkout/item', () => {
     ['fractional', 1.5],
   ])('quantity %s is 400 validation failed', async (_label, quantity) => {
     const { oneTime } = seedCatalog(h.fake);
-    const res = await post('/api/v1/checkout/item', {
-      user_id: newUserId(),
-      email: 'a@example.com',
-      price_id: oneTime.id,
-      quantity,
-      ...urls,
-    });
+    const res = await post('/api/v1/checkout/item', item({ price_id: oneTime.id, quantity }));
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'validation failed', details: [{ path: 'quantity' }] });
   });
@@ -92,25 +80,14 @@ describe('POST /api/v1/checkout/item', () => {
     ['null', null],
   ])('quantity %s is 422 deserialization error', async (_label, quantity) => {
     const { oneTime } = seedCatalog(h.fake);
-    const res = await post('/api/v1/checkout/item', {
-      user_id: newUserId(),
-      email: 'a@example.com',
-      price_id: oneTime.id,
-      quantity,
-      ...urls,
-    });
+    const res = await post('/api/v1/checkout/item', item({ price_id: oneTime.id, quantity }));
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ error: 'deserialization error', details: [{ path: 'quantity' }] });
   });
 
   it('an unknown price is 400 price not found and creates no customer', async () => {
     const before = h.fake.counters.customers;
-    const res = await post('/api/v1/checkout/item', {
-      user_id: newUserId(),
-      email: 'a@example.com',
-      price_id: 'price_missing',
-      ...urls,
-    });
+    const res = await post('/api/v1/checkout/item', item({ price_id: 'price_missing' }));
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('price not found');
     expect(h.fake.counters.customers).toBe(before);
@@ -118,33 +95,25 @@ describe('POST /api/v1/checkout/item', () => {
 
   it.each(['success_url', 'cancel_url'])('an invalid %s is 400', async (field) => {
     const { oneTime } = seedCatalog(h.fake);
-    const res = await post('/api/v1/checkout/item', {
-      user_id: newUserId(),
-      email: 'a@example.com',
-      price_id: oneTime.id,
-      ...urls,
-      [field]: 'mailto:a@example.com',
-    });
+    const res = await post(
+      '/api/v1/checkout/item',
+      item({ price_id: oneTime.id, [field]: 'mailto:a@example.com' }),
+    );
     expect(res.status).toBe(400);
     expect(res.body.details).toEqual([expect.objectContaining({ path: field })]);
   });
 });
 
 describe('POST /api/v1/checkout/cart', () => {
-  function cart(items: unknown, overrides: Record<string, unknown> = {}) {
-    return { user_id: newUserId(), email: 'a@example.com', items, ...urls, ...overrides };
-  }
+  const cart = (items: unknown, overrides: Record<string, unknown> = {}) => item({ items, ...overrides });
+  /** Cart lines from [price_id, quantity] pairs. */
+  const lines = (...pairs: Array<[string, number]>) =>
+    pairs.map(([price_id, quantity]) => ({ price_id, quantity }));
 
   it('only one-time prices give a payment session with every line', async () => {
     const a = seedCatalog(h.fake, 'a');
     const b = seedCatalog(h.fake, 'b');
-    const res = await post(
-      '/api/v1/checkout/cart',
-      cart([
-        { price_id: a.oneTime.id, quantity: 2 },
-        { price_id: b.oneTime.id, quantity: 1 },
-      ]),
-    );
+    const res = await post('/api/v1/checkout/cart', cart(lines([a.oneTime.id, 2], [b.oneTime.id, 1])));
     expect(res.status).toBe(200);
     const session = h.fake.store.checkoutSessions.get(res.body.checkout_session_id)!;
     expect(session.mode).toBe('payment');
@@ -157,10 +126,7 @@ describe('POST /api/v1/checkout/cart', () => {
   it('any recurring price makes it a subscription session', async () => {
     const a = seedCatalog(h.fake, 'a');
     const b = seedCatalog(h.fake, 'b');
-    const payload = cart([
-      { price_id: a.oneTime.id, quantity: 1 },
-      { price_id: b.monthly.id, quantity: 1 },
-    ]);
+    const payload = cart(lines([a.oneTime.id, 1], [b.monthly.id, 1]));
     const res = await post('/api/v1/checkout/cart', payload);
     expect(res.status).toBe(200);
     const session = h.fake.store.checkoutSessions.get(res.body.checkout_session_id)!;
@@ -174,11 +140,7 @@ describe('POST /api/v1/checkout/cart', () => {
     const b = seedCatalog(h.fake, 'b');
     const res = await post(
       '/api/v1/checkout/cart',
-      cart([
-        { price_id: a.oneTime.id, quantity: 1 },
-        { price_id: b.oneTime.id, quantity: 4 },
-        { price_id: a.oneTime.id, quantity: 2 },
-      ]),
+      cart(lines([a.oneTime.id, 1], [b.oneTime.id, 4], [a.oneTime.id, 2])),
     );
     expect(res.status).toBe(200);
     expect(h.fake.lineItems(res.body.checkout_session_id)).toEqual([
@@ -189,13 +151,7 @@ describe('POST /api/v1/checkout/cart', () => {
 
   it('merged quantities above 999999 are 400', async () => {
     const a = seedCatalog(h.fake, 'a');
-    const res = await post(
-      '/api/v1/checkout/cart',
-      cart([
-        { price_id: a.oneTime.id, quantity: 999_999 },
-        { price_id: a.oneTime.id, quantity: 1 },
-      ]),
-    );
+    const res = await post('/api/v1/checkout/cart', cart(lines([a.oneTime.id, 999_999], [a.oneTime.id, 1])));
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'validation failed', details: [{ path: 'items.0.quantity' }] });
   });
@@ -240,13 +196,7 @@ describe('POST /api/v1/checkout/cart', () => {
 
   it('an unknown price names the item in details', async () => {
     const a = seedCatalog(h.fake, 'a');
-    const res = await post(
-      '/api/v1/checkout/cart',
-      cart([
-        { price_id: a.oneTime.id, quantity: 1 },
-        { price_id: 'price_nope', quantity: 1 },
-      ]),
-    );
+    const res = await post('/api/v1/checkout/cart', cart(lines([a.oneTime.id, 1], ['price_nope', 1])));
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'price not found', details: [{ path: 'items.1.price_id' }] });
   });
@@ -255,13 +205,7 @@ describe('POST /api/v1/checkout/cart', () => {
     const usd = seedCatalog(h.fake, 'usd');
     const product = h.fake.seedProduct({ name: 'eur' });
     const eur = h.fake.seedPrice({ product: product.id, currency: 'eur', unit_amount: 100 });
-    const res = await post(
-      '/api/v1/checkout/cart',
-      cart([
-        { price_id: usd.oneTime.id, quantity: 1 },
-        { price_id: eur.id, quantity: 1 },
-      ]),
-    );
+    const res = await post('/api/v1/checkout/cart', cart(lines([usd.oneTime.id, 1], [eur.id, 1])));
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('Line items must all use the same currency.');
   });

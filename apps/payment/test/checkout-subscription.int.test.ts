@@ -1,11 +1,8 @@
+import { perTestFile } from '@platform/testing';
 import request from 'supertest';
-import { API_KEY, type Harness, newUserId, seedCatalog, startHarness } from './support/harness';
+import { API_KEY, newUserId, seedCatalog, startHarness } from './support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h.close());
+const h = perTestFile(startHarness);
 afterEach(() => h.fake.clearFaults());
 
 function body(overrides: Record<string, unknown> = {}) {

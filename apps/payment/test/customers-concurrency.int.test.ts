@@ -1,12 +1,9 @@
+import { perTestFile } from '@platform/testing';
 import request from 'supertest';
 import { customerCreateKey } from '../src/customers/ensure-customer';
-import { API_KEY, type Harness, newUserId, seedCatalog, startHarness } from './support/harness';
+import { API_KEY, newUserId, seedCatalog, startHarness } from './support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h.close());
+const h = perTestFile(startHarness);
 
 function stripeCustomersOf(userId: string) {
   return [...h.fake.store.customers.values()].filter((c) => c.metadata.user_id === userId);

@@ -1,12 +1,8 @@
-import { createTestKv } from '@platform/testing';
+import { createTestKv, perTestFile } from '@platform/testing';
 import request from 'supertest';
-import { API_KEY, type Harness, ROTATED_API_KEY, startHarness } from './support/harness';
+import { API_KEY, ROTATED_API_KEY, startHarness } from './support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h.close());
+const h = perTestFile(startHarness);
 
 describe('rate limit per API key', () => {
   it('the request over PAYMENT_RATE_LIMIT_PER_MINUTE is 429 rate_limited with Retry-After', async () => {

@@ -1,26 +1,21 @@
+import { perTestFile } from '@platform/testing';
 import request from 'supertest';
-import { API_KEY, type Harness, newUserId, STRIPE_KEY, seedCatalog, startHarness } from './support/harness';
+import {
+  API_KEY,
+  newUserId,
+  requestSubscriptionCheckout,
+  STRIPE_KEY,
+  seedCatalog,
+  startHarness,
+} from './support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h.close());
+const h = perTestFile(startHarness);
 afterEach(() => h.fake.clearFaults());
 
 const SESSIONS = /^\/v1\/checkout\/sessions$/;
 
-function checkout(app = h.app, userId = newUserId()) {
-  const { product, monthly } = seedCatalog(h.fake);
-  return request(app).post('/api/v1/checkout/subscription').set('X-API-Key', API_KEY).send({
-    user_id: userId,
-    email: 'a@example.com',
-    product_id: product.id,
-    price_id: monthly.id,
-    success_url: 'https://app.example.com/done',
-    cancel_url: 'https://app.example.com/cancel',
-  });
-}
+const checkout = (app = h.app, userId?: string) =>
+  requestSubscriptionCheckout(app, seedCatalog(h.fake), userId);
 
 describe('Stripe failures', () => {
   it('an invalid request is 400 with Stripe’s message', async () => {

@@ -1,20 +1,16 @@
-import { buildEvent, type FakeSubscription, signWebhookPayload } from '@platform/testing';
+import { buildEvent, type FakeSubscription, perTestFile, signWebhookPayload } from '@platform/testing';
 import request from 'supertest';
 import { upsertSubscriptionSnapshot } from '../src/subscriptions/repo';
 import {
   API_KEY,
-  type Harness,
   newUserId,
+  requestSubscriptionCheckout,
   seedCatalog,
   startHarness,
   WEBHOOK_SECRET,
 } from './support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h.close());
+const h = perTestFile(startHarness);
 afterEach(() => h.fake.clearFaults());
 
 function deliver(
@@ -189,17 +185,7 @@ describe('POST /webhooks/stripe', () => {
     it('checkout.session.completed stores the new subscription', async () => {
       const userId = newUserId();
       const { product, monthly } = seedCatalog(h.fake);
-      const checkout = await request(h.app)
-        .post('/api/v1/checkout/subscription')
-        .set('X-API-Key', API_KEY)
-        .send({
-          user_id: userId,
-          email: 'a@example.com',
-          product_id: product.id,
-          price_id: monthly.id,
-          success_url: 'https://app.example.com/done',
-          cancel_url: 'https://app.example.com/cancel',
-        });
+      const checkout = await requestSubscriptionCheckout(h.app, { product, monthly }, userId);
       const session = h.fake.completeCheckoutSession(checkout.body.checkout_session_id);
       await deliver(buildEvent('checkout.session.completed', session)).expect(200);
       const row = await stored(session.subscription!);

@@ -2,6 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+// The same lanes and server keys as the gateway's integration tests: one model per target.
+import {
+  createApiKey,
+  createUsageRowWriter,
+  GATEWAY_MIGRATIONS_DIR,
+  PrismaClient,
+  SERVER_KEYS,
+  startGatewayInstance,
+  TEST_LANES,
+  type UsageRowWriter,
+  upsertUserByEmail,
+} from '@platform/gateway/testing';
 import { createLogger } from '@platform/logging';
 import {
   createTestDatabase,
@@ -11,20 +23,8 @@ import {
   startOpenAIFake,
   type TestDatabase,
 } from '@platform/testing';
-import { loadLanesConfig } from '../../../apps/gateway/src/ai/lanes';
-import { createApiKey } from '../../../apps/gateway/src/api-keys/create-api-key';
-import { createApp } from '../../../apps/gateway/src/app';
-import { buildGatewayDeps, closeGatewayDeps } from '../../../apps/gateway/src/deps';
-import { loadGatewayEnv } from '../../../apps/gateway/src/env';
-import { PrismaClient } from '../../../apps/gateway/src/generated/prisma/client';
-import { createUsageRecorder, type UsageRecorder } from '../../../apps/gateway/src/usage/recorder';
-import { upsertUserByEmail } from '../../../apps/gateway/src/users/repo';
-// The same lanes and server keys as the gateway's integration tests: one model per target.
-import { SERVER_KEYS, TEST_LANES } from '../../../apps/gateway/test/support/ai-harness';
 import { listenOnLoopback, trimRequestLog } from './listen';
 import { createLogSink, type LogSink } from './log-sink';
-
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', '..', 'apps', 'gateway', 'prisma', 'migrations');
 
 /** The chunks the OpenAI fake streams (and joins for plain chat): "a few chunks". */
 export const STREAM_CHUNKS = ['Hello', ' from', ' the', ' bench', 'mark.'];
@@ -59,18 +59,18 @@ export async function startGatewayTarget(): Promise<GatewayTarget> {
   const openai = await startOpenAIFake({ behaviour: { chunks: STREAM_CHUNKS } });
   const elevenlabs = await startElevenLabsFake();
   const upstream = trimRequestLog(openai.requests);
-  const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
+  const database = await createTestDatabase({ migrationsDir: GATEWAY_MIGRATIONS_DIR });
   const prisma = new PrismaClient({ adapter: database.adapter });
   const kv = createTestKv();
   const logs = createLogSink();
   const logger = createLogger({ service: 'gateway', destination: logs, level: 'info' });
-  const usage = createUsageRecorder({ prisma, logger });
+  const usage = createUsageRowWriter({ prisma, logger });
   const lanesFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-gw-')), 'lanes.json');
   writeFileSync(lanesFile, JSON.stringify(TEST_LANES));
   const providers = ['openrouter', 'groq', 'cerebras', 'google', 'openai'];
   const baseUrls = [...providers.map((p) => `${p}=${openai.baseURL}`), `elevenlabs=${elevenlabs.url}`];
 
-  const env = loadGatewayEnv({
+  const vars = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'info',
     GATEWAY_PUBLIC_URL: 'http://gateway.test',
@@ -85,16 +85,14 @@ export async function startGatewayTarget(): Promise<GatewayTarget> {
     // Lets the bad-key scenarios spread their requests over many client addresses.
     TRUST_PROXY_HOPS: '1',
     ...SERVER_KEYS,
-  });
-  const base = { env, lanes: loadLanesConfig(env.AI_LANES_CONFIG, env.AI_ALLOWED_LANES), logger, prisma, kv };
-  const deps = buildGatewayDeps(base, { usage });
-  const app = createApp(deps);
+  };
+  const gateway = startGatewayInstance({ logger, prisma, kv }, vars, { usageRows: usage });
   const user = await upsertUserByEmail(prisma, `bench-${process.pid}@example.com`);
-  const key = await createApiKey(deps, { userId: user.id, name: 'bench', scope: 'ai' });
-  const listening = await listenOnLoopback(app);
-  const dropUsage: UsageRecorder = { record: () => {}, flush: async () => {}, close: async () => {} };
-  const ablation = buildGatewayDeps(base, { usage: dropUsage });
-  const listeningWithoutUsage = await listenOnLoopback(createApp(ablation));
+  const key = await createApiKey(gateway.deps, { userId: user.id, name: 'bench', scope: 'ai' });
+  const listening = await listenOnLoopback(gateway.app);
+  const dropUsage: UsageRowWriter = { record: () => {}, flush: async () => {}, close: async () => {} };
+  const ablation = startGatewayInstance({ logger, prisma, kv }, vars, { usageRows: dropUsage });
+  const listeningWithoutUsage = await listenOnLoopback(ablation.app);
 
   return {
     url: listening.url,
@@ -108,8 +106,8 @@ export async function startGatewayTarget(): Promise<GatewayTarget> {
     async close() {
       await listening.close();
       await listeningWithoutUsage.close();
-      await closeGatewayDeps(deps);
-      await closeGatewayDeps(ablation);
+      await gateway.close();
+      await ablation.close();
       await prisma.$disconnect();
       await database.drop();
       await kv.close();

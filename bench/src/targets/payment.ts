@@ -1,5 +1,12 @@
-import path from 'node:path';
 import { createLogger } from '@platform/logging';
+import {
+  createApp,
+  createStripeClient,
+  loadPaymentEnv,
+  PAYMENT_MIGRATIONS_DIR,
+  type PaymentDeps,
+  PrismaClient,
+} from '@platform/payment/testing';
 import {
   createTestDatabase,
   createTestKv,
@@ -7,15 +14,8 @@ import {
   startStripeFake,
   type TestDatabase,
 } from '@platform/testing';
-import { createApp } from '../../../apps/payment/src/app';
-import type { PaymentDeps } from '../../../apps/payment/src/deps';
-import { loadPaymentEnv } from '../../../apps/payment/src/env';
-import { PrismaClient } from '../../../apps/payment/src/generated/prisma/client';
-import { createStripeClient } from '../../../apps/payment/src/stripe-client';
 import { listenOnLoopback } from './listen';
 import { createLogSink, type LogSink } from './log-sink';
-
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', '..', 'apps', 'payment', 'prisma', 'migrations');
 
 export const PAYMENT_API_KEY = 'bench-payment-key-0123456789';
 
@@ -54,7 +54,7 @@ async function primeSnapshot(url: string): Promise<void> {
  */
 export async function startPaymentTarget(): Promise<PaymentTarget> {
   const stripe = await startStripeFake();
-  const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
+  const database = await createTestDatabase({ migrationsDir: PAYMENT_MIGRATIONS_DIR });
   const prisma = new PrismaClient({ adapter: database.adapter });
   const kv = createTestKv();
   const logs = createLogSink();

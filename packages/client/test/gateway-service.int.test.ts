@@ -1,11 +1,7 @@
 // The gateway exactly as its own integration tests build it: real createApp, the
 // openai SDK and ElevenLabs client pointed at the @platform/testing fakes, a fresh
 // test database, served on loopback.
-import {
-  type AiHarness,
-  startAiHarness,
-  type TestCaller,
-} from '../../../apps/gateway/test/support/ai-harness';
+import { type AiHarness, startAiHarness, type TestCaller } from '@platform/gateway/testing';
 import {
   type ChatStreamEvent,
   createGatewayClient,

@@ -1,15 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { SUBSCRIPTION_NONE } from '@platform/contract';
-import type { Express } from 'express';
 // The payment app exactly as its own integration tests build it: real createApp,
 // Stripe SDK pointed at the @platform/testing Stripe fake, a fresh test database.
-import {
-  API_KEY,
-  type Harness,
-  newUserId,
-  seedCatalog,
-  startHarness,
-} from '../../../apps/payment/test/support/harness';
+import { API_KEY, type Harness, newUserId, seedCatalog, startHarness } from '@platform/payment/testing';
+import type { Express } from 'express';
 import { createPaymentClient, PlatformApiError, type RetryEvent } from '../src';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,5 +1,6 @@
 export { EnvError, envFields, loadEnvOrExit, parseEnv } from './env';
 export { createHealthRouter } from './health';
+export { escapeHtml } from './html';
 export { jsonBody } from './json-body';
 export { parseRequestPart } from './parse-request-part';
 export {
@@ -13,3 +14,4 @@ export {
 } from './rate-limit';
 export { type RunServerOptions, runServer } from './server';
 export { createServiceApp, type ServiceAppOptions } from './service-app';
+export { startService } from './start-service';

@@ -3,9 +3,10 @@ import { isAppError } from '@platform/errors';
 import { addAccessLogFields } from '@platform/logging';
 import type { Response } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
+import { clientAbortSignal } from './client-signal';
 import { ClientGoneError, FallbackExhaustedError, type FallbackResult } from './fallback';
 import type { Target } from './lanes';
-import type { AiRuntime, Caller } from './runtime';
+import type { AiRuntime, Caller, StoredKeys } from './runtime';
 
 /** What is known about a request before the upstream call. */
 export type AccountingBase = {
@@ -92,4 +93,27 @@ export async function withAccounting(
     accountRequest(rt, base, { status: isAppError(err) ? err.status : 500, target: undefined, usage: null });
     throw err;
   }
+}
+
+/** What an accounted request handler gets: the caller's stored keys and a signal for a client that left. */
+export type AccountedCall = { storedKeys: StoredKeys; clientSignal: AbortSignal; requestId: string };
+
+/**
+ * The frame of every AI route: who calls and when it started, the caller's
+ * stored keys, a client-gone signal, and usage recorded whatever `run` returns
+ * or throws (withAccounting).
+ */
+export async function runAccounted(
+  rt: AiRuntime,
+  res: Response,
+  request: { projectId: string; endpoint: string; lane: string | null },
+  run: (call: AccountedCall) => Promise<Parameters<typeof accountRequest>[2]>,
+): Promise<void> {
+  const caller = callerOf(res);
+  const requestId = requestIdOf(res);
+  const base: AccountingBase = { requestId, caller, startedAt: Date.now(), ...request };
+  const clientSignal = clientAbortSignal(res);
+  await withAccounting(rt, base, async () =>
+    run({ storedKeys: await rt.storedKeys(caller.userId), clientSignal, requestId }),
+  );
 }

@@ -13,8 +13,7 @@ import { AppError } from '@platform/errors';
 import { parseRequestPart } from '@platform/service-kit';
 import { type RequestHandler, type Response, Router } from 'express';
 import type { z } from 'zod';
-import { type AccountingBase, callerOf, logUpstream, requestIdOf, withAccounting } from './accounting';
-import { clientAbortSignal } from './client-signal';
+import { logUpstream, runAccounted } from './accounting';
 import type { FallbackResult } from './fallback';
 import type { MediaKind } from './lanes';
 import {
@@ -71,18 +70,8 @@ function mediaRoute<S extends z.ZodType<MediaBody>>(
   return async (req, res) => {
     const body = parseMediaRequest(schema, req.body);
     const targets = selectMediaTargets(rt, kind, body);
-    const caller = callerOf(res);
-    const base: AccountingBase = {
-      requestId: requestIdOf(res),
-      caller,
-      projectId: body.project_id,
-      endpoint: kind,
-      lane: body.lane ?? null,
-      startedAt: Date.now(),
-    };
-    const clientSignal = clientAbortSignal(res);
-    await withAccounting(rt, base, async () => {
-      const storedKeys = await rt.storedKeys(caller.userId);
+    const request = { projectId: body.project_id, endpoint: kind, lane: body.lane ?? null };
+    await runAccounted(rt, res, request, async ({ storedKeys, clientSignal }) => {
       const result = await run(body, { targets, storedKeys, clientSignal }, res);
       logUpstream(res, result);
       return { status: 200, target: result.target, usage: null };

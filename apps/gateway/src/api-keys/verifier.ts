@@ -3,9 +3,9 @@ import type { Logger } from '@platform/logging';
 import type { ApiKeyAuthContext, Clock } from '../auth/types';
 import type { PrismaClient } from '../generated/prisma/client';
 import { hashApiKey } from './hash';
+import { createLastUsedWriter, type LastUsedWriter } from './last-used-writer';
 import { TtlLruCache } from './lru-cache';
 import { type ApiKeyRecord, findApiKeyByHash } from './repo';
-import { createUsageTracker, type UsageTracker } from './usage-tracker';
 
 /** Lookups are cached this long; revocation does not wait for it (see revocationMarkerKey). */
 export const API_KEY_CACHE_TTL_MS = 30_000;
@@ -51,7 +51,8 @@ export type ApiKeyVerifier = {
   ): Promise<{ auth: ApiKeyAuthContext | null; alongside: PromiseSettledResult<void> | null }>;
   /** Call after marking the row revoked: marker for every instance, local eviction, broadcast. */
   announceRevocation(hash: string): Promise<void>;
-  readonly usage: UsageTracker;
+  /** Batched writer of api_keys.last_used_at. */
+  readonly lastUsed: LastUsedWriter;
   close(): Promise<void>;
 };
 
@@ -65,7 +66,7 @@ function settle(promise: Promise<void>): Promise<PromiseSettledResult<void>> {
 export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifier {
   // null is cached too: repeated unknown keys cost the same as known ones and spare the DB.
   const cache = new TtlLruCache<ApiKeyRecord | null>(API_KEY_CACHE_MAX, API_KEY_CACHE_TTL_MS);
-  const usage = createUsageTracker({ prisma: opts.prisma, logger: opts.logger });
+  const lastUsed = createLastUsedWriter({ prisma: opts.prisma, logger: opts.logger });
   let unsubscribe: Promise<() => Promise<void>> | undefined;
 
   const ensureSubscribed = (): void => {
@@ -109,7 +110,7 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
       await early;
       return { auth: null, alongside: null };
     }
-    usage.touch(record.id, now);
+    lastUsed.touch(record.id, now);
     const auth = identity(record);
     const outcome = early ?? (alongside ? settle(alongside(auth)) : null);
     return { auth, alongside: outcome ? await outcome : null };
@@ -129,9 +130,9 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
         opts.logger.warn({ err }, 'api key invalidation publish failed');
       });
     },
-    usage,
+    lastUsed,
     async close() {
-      await usage.close();
+      await lastUsed.close();
       const unsub = await unsubscribe?.catch(() => undefined);
       await unsub?.();
     },

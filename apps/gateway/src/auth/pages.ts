@@ -1,16 +1,5 @@
+import { escapeHtml } from '@platform/service-kit';
 import type { Response } from 'express';
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
 
 function sendPage(res: Response, status: number, title: string, body: string, formTargets: string[]): void {
   // Own CSP: no scripts at all, and the form (plus the redirect after it) may only go where we allow.

@@ -1,7 +1,6 @@
 import type { Logger } from '@platform/logging';
 import { type Request, type RequestHandler, Router } from 'express';
-import { type AccountingBase, callerOf, requestIdOf, withAccounting } from '../ai/accounting';
-import { clientAbortSignal } from '../ai/client-signal';
+import { runAccounted } from '../ai/accounting';
 import type { AiRuntime } from '../ai/runtime';
 import { relayChatStream } from '../ai/stream';
 import { completionId, createOpenAiCompletion } from './create-chat-completion';
@@ -37,20 +36,13 @@ export function createOpenAiCompatRouter(
   router.post('/chat/completions', ...opts.guards.chat, async (req, res) => {
     const prepared = prepareOpenAiChat(rt, req.body, projectHeader(req));
     const { chat } = prepared;
-    const caller = callerOf(res);
-    const requestId = requestIdOf(res);
-    const who = { id: completionId(requestId), created: Math.floor(Date.now() / 1000), lane: chat.lane };
-    const base: AccountingBase = {
-      requestId,
-      caller,
+    const request = {
       projectId: chat.projectId,
       endpoint: prepared.stream ? 'stream' : 'chat',
       lane: chat.lane,
-      startedAt: Date.now(),
     };
-    const clientSignal = clientAbortSignal(res);
-    await withAccounting(rt, base, async () => {
-      const storedKeys = await rt.storedKeys(caller.userId);
+    await runAccounted(rt, res, request, async ({ storedKeys, clientSignal, requestId }) => {
+      const who = { id: completionId(requestId), created: Math.floor(Date.now() / 1000), lane: chat.lane };
       if (prepared.stream) {
         const format = openAiStreamFormat(who, prepared.includeUsage);
         const outcome = await relayChatStream(rt, chat, storedKeys, res, { clientSignal, format });

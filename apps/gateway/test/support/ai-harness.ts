@@ -21,11 +21,9 @@ import { insertSession } from '../../src/auth/session-repo';
 import { hashSessionToken } from '../../src/auth/sessions';
 import type { GatewayDeps } from '../../src/deps';
 import { PrismaClient } from '../../src/generated/prisma/client';
-import { createUsageRecorder, type UsageRecorder } from '../../src/usage/recorder';
+import { createUsageRowWriter, type UsageRowWriter } from '../../src/usage/usage-row-writer';
 import { upsertUserByEmail } from '../../src/users/repo';
-import { type GatewayInstance, startGatewayInstance } from './gateway-app';
-
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
+import { GATEWAY_MIGRATIONS_DIR, type GatewayInstance, startGatewayInstance } from './gateway-app';
 
 export const PUBLIC_URL = 'http://gateway.test';
 export const SECRET = 'ai-test-secret-0123456789abcdef-0123';
@@ -115,7 +113,7 @@ export type AiHarness = {
   kv: KeyValueStore;
   openai: OpenAIFake;
   elevenlabs: ElevenLabsFake;
-  usage: UsageRecorder;
+  usage: UsageRowWriter;
   logs: ReturnType<typeof createMemoryDestination>;
   /** A new user with an API key and a session cookie. */
   createCaller(): Promise<TestCaller>;
@@ -140,13 +138,13 @@ let counter = 0;
 export async function startAiHarness(envOverrides: Record<string, string> = {}): Promise<AiHarness> {
   const openai = await startOpenAIFake();
   const elevenlabs = await startElevenLabsFake();
-  const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
+  const database = await createTestDatabase({ migrationsDir: GATEWAY_MIGRATIONS_DIR });
   const prisma = new PrismaClient({ adapter: database.adapter });
   const kv = createTestKv();
   const logs = createMemoryDestination();
   const logger = createLogger({ service: 'gateway', destination: logs, level: 'debug' });
   // A long interval: tests flush explicitly, so rows appear exactly when a test expects them.
-  const usage = createUsageRecorder({ prisma, logger, flushIntervalMs: 60_000 });
+  const usage = createUsageRowWriter({ prisma, logger, flushIntervalMs: 60_000 });
   const lanesFile = writeTempJson('lanes.json', TEST_LANES);
   const baseUrls = baseUrlsFor(openai.baseURL, elevenlabs.url);
 
@@ -167,7 +165,7 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
         ...envOverrides,
         ...env,
       },
-      { usage },
+      { usageRows: usage },
     );
     instances.push(instance);
     return instance;
@@ -235,4 +233,34 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
       await elevenlabs.close();
     },
   };
+}
+
+/** What an AI test file works with; `caller` is new for every test. */
+export type AiTestState = { h: AiHarness; caller: TestCaller; url: string };
+
+/**
+ * The hooks of an AI test file: one harness per file (served on loopback when
+ * `listen`), fresh fakes and a new caller before each test, closed after the
+ * last. `use` receives the state whenever it changes.
+ */
+export function useAiHarness(
+  env: Record<string, string> | (() => Record<string, string>),
+  use: (state: AiTestState) => void,
+  opts: { listen?: boolean } = {},
+): void {
+  let state: AiTestState | undefined;
+  beforeAll(async () => {
+    const h = await startAiHarness(typeof env === 'function' ? env() : env);
+    state = { h, url: opts.listen ? (await h.listen()).url : '', caller: undefined as unknown as TestCaller };
+    use(state);
+  });
+  afterAll(async () => {
+    await state?.h.close();
+  });
+  beforeEach(async () => {
+    if (!state) throw new Error('the AI harness did not start');
+    state.h.resetFakes();
+    state = { ...state, caller: await state.h.createCaller() };
+    use(state);
+  });
 }

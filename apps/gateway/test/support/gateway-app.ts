@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { KeyValueStore } from '@platform/db';
 import type { Logger } from '@platform/logging';
 import type { Express } from 'express';
@@ -11,6 +12,9 @@ import {
 } from '../../src/deps';
 import { loadGatewayEnv } from '../../src/env';
 import type { PrismaClient } from '../../src/generated/prisma/client';
+
+/** The gateway's migrations, for createTestDatabase. */
+export const GATEWAY_MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
 
 /** One gateway instance as main.ts wires it, on stores the caller owns. */
 export type GatewayInstance = { app: Express; deps: GatewayDeps; close(): Promise<void> };

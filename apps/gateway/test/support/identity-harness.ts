@@ -6,6 +6,7 @@ import {
   type CapturedMessage,
   createTestDatabase,
   createTestKv,
+  perTestFile,
   type SmtpCapture,
   startSmtpCapture,
 } from '@platform/testing';
@@ -13,9 +14,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import type { GatewayDeps } from '../../src/deps';
 import { PrismaClient } from '../../src/generated/prisma/client';
-import { type GatewayInstance, startGatewayInstance } from './gateway-app';
-
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
+import { GATEWAY_MIGRATIONS_DIR, type GatewayInstance, startGatewayInstance } from './gateway-app';
 
 export const PUBLIC_URL = 'http://gateway.test';
 const CONSOLE_FIXTURE_DIR = path.join(__dirname, 'console-fixture');
@@ -79,7 +78,7 @@ export function sessionCookieOf(res: request.Response, name = 'gw_session'): str
 export async function startIdentityHarness(
   envOverrides: Record<string, string> = {},
 ): Promise<IdentityHarness> {
-  const database = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
+  const database = await createTestDatabase({ migrationsDir: GATEWAY_MIGRATIONS_DIR });
   const prisma = new PrismaClient({ adapter: database.adapter });
   const kv = createTestKv();
   const smtp = await startSmtpCapture();
@@ -168,4 +167,9 @@ export async function startIdentityHarness(
       await smtp.close();
     },
   };
+}
+
+/** The identity harness of a test file: started before its first test, closed after its last. */
+export function useIdentityHarness(env: Record<string, string> = {}): IdentityHarness {
+  return perTestFile(() => startIdentityHarness(env));
 }

@@ -1,3 +1,4 @@
+import { escapeHtml } from '@platform/service-kit';
 import { Router } from 'express';
 
 type Operation = {
@@ -15,18 +16,6 @@ type OpenApiDoc = {
   components?: { schemas?: Record<string, unknown> };
 };
 
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-function esc(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
-
 function schemaName(schema: unknown): string {
   const ref = (schema as { $ref?: string } | undefined)?.$ref;
   return ref ? (ref.split('/').at(-1) ?? '') : 'inline schema';
@@ -36,18 +25,18 @@ function renderOperation(method: string, path: string, op: Operation): string {
   const params = (op.parameters ?? [])
     .map(
       (p) =>
-        `<li><code>${esc(p.name)}</code> (${esc(p.in)}${p.required ? ', required' : ''}) ${esc(p.description)}</li>`,
+        `<li><code>${escapeHtml(p.name)}</code> (${escapeHtml(p.in)}${p.required ? ', required' : ''}) ${escapeHtml(p.description)}</li>`,
     )
     .join('');
   const body = op.requestBody?.content?.['application/json']?.schema;
   const responses = Object.entries(op.responses ?? {})
-    .map(([code, r]) => `<li><code>${esc(code)}</code> ${esc(r.description)}</li>`)
+    .map(([code, r]) => `<li><code>${escapeHtml(code)}</code> ${escapeHtml(r.description)}</li>`)
     .join('');
-  return `<section><h3><code>${esc(method.toUpperCase())} ${esc(path)}</code></h3>
-<p><strong>${esc(op.summary)}</strong>${op.security?.length ? ' — requires <code>X-API-Key</code>' : ''}</p>
-<p>${esc(op.description)}</p>
+  return `<section><h3><code>${escapeHtml(method.toUpperCase())} ${escapeHtml(path)}</code></h3>
+<p><strong>${escapeHtml(op.summary)}</strong>${op.security?.length ? ' — requires <code>X-API-Key</code>' : ''}</p>
+<p>${escapeHtml(op.description)}</p>
 ${params ? `<h4>Parameters</h4><ul>${params}</ul>` : ''}
-${body ? `<h4>Request body</h4><p><a href="#schema-${esc(schemaName(body))}">${esc(schemaName(body))}</a></p>` : ''}
+${body ? `<h4>Request body</h4><p><a href="#schema-${escapeHtml(schemaName(body))}">${escapeHtml(schemaName(body))}</a></p>` : ''}
 <h4>Responses</h4><ul>${responses}</ul></section>`;
 }
 
@@ -64,13 +53,13 @@ export function renderDocsPage(doc: OpenApiDoc): string {
   const schemas = Object.entries(doc.components?.schemas ?? {})
     .map(
       ([name, schema]) =>
-        `<h3 id="schema-${esc(name)}">${esc(name)}</h3><pre>${esc(JSON.stringify(schema, null, 2))}</pre>`,
+        `<h3 id="schema-${escapeHtml(name)}">${escapeHtml(name)}</h3><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre>`,
     )
     .join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(doc.info?.title)}</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(doc.info?.title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}pre{background:#f4f4f4;padding:.5rem;overflow:auto}section{border-top:1px solid #ddd}</style>
-</head><body><h1>${esc(doc.info?.title)} <small>${esc(doc.info?.version)}</small></h1>
-<p>${esc(doc.info?.description)} Machine-readable: <a href="/openapi.json">/openapi.json</a>.</p>
+</head><body><h1>${escapeHtml(doc.info?.title)} <small>${escapeHtml(doc.info?.version)}</small></h1>
+<p>${escapeHtml(doc.info?.description)} Machine-readable: <a href="/openapi.json">/openapi.json</a>.</p>
 <h2>Operations</h2>${operations}<h2>Schemas</h2>${schemas}</body></html>`;
 }
 

@@ -9,6 +9,7 @@ import {
   type TestDatabase,
 } from '@platform/testing';
 import type { Express } from 'express';
+import request from 'supertest';
 import { createApp } from '../../src/app';
 import type { PaymentDeps } from '../../src/deps';
 import { loadPaymentEnv, type PaymentEnv } from '../../src/env';
@@ -20,7 +21,8 @@ export const ROTATED_API_KEY = 'test-payment-key-rotated-4567';
 export const STRIPE_KEY = 'sk_test_payment_harness_0001';
 export const WEBHOOK_SECRET = 'whsec_payment_harness_secret';
 
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
+/** The payment service's migrations, for createTestDatabase. */
+export const PAYMENT_MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
 
 /** A movable clock: the app and the Stripe fake read the same time. */
 export type TestClock = { now(): Date; advance(ms: number): void; set(date: Date): void };
@@ -69,7 +71,7 @@ export function testEnv(fake: StripeFake, overrides: Record<string, string | und
 export async function startHarness(): Promise<Harness> {
   const clock = createClock();
   const fake = await startStripeFake({ now: () => Math.floor(clock.now().getTime() / 1000) });
-  const database: TestDatabase = await createTestDatabase({ migrationsDir: MIGRATIONS_DIR });
+  const database: TestDatabase = await createTestDatabase({ migrationsDir: PAYMENT_MIGRATIONS_DIR });
   const prisma = new PrismaClient({ adapter: database.adapter });
   // One store per app, so counters and idempotency fingerprints of one test's app never leak into another's.
   const stores: KeyValueStore[] = [];
@@ -122,4 +124,21 @@ export function seedCatalog(fake: StripeFake, label = 'pro') {
     unit_amount: 500,
   });
   return { product, monthly, oneTime };
+}
+
+/** POST /api/v1/checkout/subscription for a seeded product's monthly price, with the primary key. */
+export function requestSubscriptionCheckout(
+  app: Express,
+  catalog: { product: { id: string }; monthly: { id: string } },
+  userId = newUserId(),
+) {
+  const { product, monthly } = catalog;
+  return request(app).post('/api/v1/checkout/subscription').set('X-API-Key', API_KEY).send({
+    user_id: userId,
+    email: 'a@example.com',
+    product_id: product.id,
+    price_id: monthly.id,
+    success_url: 'https://app.example.com/done',
+    cancel_url: 'https://app.example.com/cancel',
+  });
 }

@@ -1,0 +1,14 @@
+/**
+ * `@platform/gateway/testing`: the gateway's public test harness. Other
+ * workspaces (bench, the client's tests, e2e) build and drive a real gateway
+ * through this file only, never through the app's src/ or generated paths.
+ */
+export { createApiKey } from '../../src/api-keys/create-api-key';
+export { type GatewayDeps, SERVICE_NAME } from '../../src/deps';
+export { type GatewayEnv, loadGatewayEnv, ZGatewayEnv } from '../../src/env';
+export { PrismaClient } from '../../src/generated/prisma/client';
+export { insertUsageRows } from '../../src/usage/repo';
+export { createUsageRowWriter, type UsageRowWriter } from '../../src/usage/usage-row-writer';
+export { upsertUserByEmail } from '../../src/users/repo';
+export * from './ai-harness';
+export { GATEWAY_MIGRATIONS_DIR, type GatewayInstance, startGatewayInstance } from './gateway-app';
