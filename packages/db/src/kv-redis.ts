@@ -44,7 +44,13 @@ function describe(err: unknown): { message: string } {
 export function createRedisStore(options: RedisStoreOptions): RedisKeyValueStore {
   const prefix = options.keyPrefix ?? '';
   // A few retries, then a command fails instead of queueing for ever while Redis is down.
-  const redis = new Redis(options.url, { maxRetriesPerRequest: 2 }) as WithIncrWindow;
+  // Auto-pipelining sends every command issued in the same event-loop tick in one
+  // write: under load the per-request GET and rate/budget scripts of many requests
+  // share a syscall and a round trip instead of one each (bench `peers`).
+  const redis = new Redis(options.url, {
+    maxRetriesPerRequest: 2,
+    enableAutoPipelining: true,
+  }) as WithIncrWindow;
   redis.defineCommand('incrWindow', { numberOfKeys: 1, lua: INCR_WINDOW_LUA });
   redis.on('error', (err) => options.logger?.warn({ err: describe(err) }, 'redis connection error'));
   const k = (key: string) => prefix + key;

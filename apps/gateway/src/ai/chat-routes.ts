@@ -1,5 +1,5 @@
 import { type RequestHandler, Router } from 'express';
-import { runAccounted } from './accounting';
+import { logUpstream, runAccounted } from './accounting';
 import { runChatCompletion, toChatCompletionResponse } from './chat';
 import { prepareChat } from './chat-request';
 import type { AiRuntime } from './runtime';
@@ -18,6 +18,7 @@ export function createChatRouter(rt: AiRuntime, guards: RequestHandler[]): Route
     await runAccounted(rt, res, request, async ({ storedKeys, clientSignal }) => {
       const result = await runChatCompletion(rt, prepared, storedKeys, clientSignal);
       const response = toChatCompletionResponse(result);
+      logUpstream(res, result);
       res.json(response);
       return { status: 200, target: result.target, usage: response.usage };
     });

@@ -40,8 +40,8 @@ export function runChatCompletion(
     metrics: rt.metrics,
     attempt: ({ target, credential, signal }) =>
       rt.providers
-        .client(credential)
-        .chat.completions.create({ ...upstreamChatParams(prepared, target), stream: false }, { signal }),
+        .chat(credential)
+        .complete({ ...upstreamChatParams(prepared, target), stream: false }, signal),
   });
 }
 
