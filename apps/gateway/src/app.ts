@@ -13,7 +13,7 @@ import { corsPolicy } from './http/cors';
 import { requireTrustedOrigin } from './http/csrf';
 import { createOpenAiCompatRouter } from './openai-compat/routes';
 import { createProviderKeyRouter } from './provider-keys/routes';
-import { requireAiLimits } from './rate-limit/limits';
+import { aiLimitCheck } from './rate-limit/limits';
 import { createUsageRouter } from './usage/routes';
 import { createUserRouter } from './users/routes';
 
@@ -66,16 +66,19 @@ export function createApp(deps: GatewayDeps): Express {
 
   // Key check and limits run before the body is parsed, so a refused caller
   // cannot make us read 10 MB.
-  const aiLimits = requireAiLimits({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE, budget: deps.ai.budget });
-  const aiGuards = [requireApiKey(deps), aiLimits, jsonBody(AI_BODY_LIMIT)];
+  // The limits go out with the key's revocation read: one store round trip (docs/performance.md).
+  const aiLimits = aiLimitCheck({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE, budget: deps.ai.budget });
+  const aiGuards = [requireApiKey(deps, { alongside: aiLimits }), jsonBody(AI_BODY_LIMIT)];
   // OpenAI's SDKs send the key as `Authorization: Bearer`.
   const bearerKey = requireApiKey(deps, { bearer: true });
+  const bearerKeyAndLimits = requireApiKey(deps, { bearer: true, alongside: aiLimits });
   const sessionOrKey = authenticate(deps, { allow: ['session', 'api_key'] });
 
+  // The AI routes first: the hot path does not walk the account routers' route lists.
+  app.use('/api/v1/ai', createChatRouter(deps.ai, aiGuards), createMediaRouter(deps.ai, aiGuards));
   app.use('/api/v1', createAuthRouter(deps, deps.mailer));
   app.use('/api/v1', createApiKeyRouter(deps));
   app.use('/api/v1', createUserRouter(deps));
-  app.use('/api/v1/ai', createChatRouter(deps.ai, aiGuards), createMediaRouter(deps.ai, aiGuards));
   app.use(
     '/api/v1/keys',
     createProviderKeyRouter(deps, { auth: sessionOrKey, csrf: requireTrustedOrigin(deps) }),
@@ -85,7 +88,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(
     '/v1',
     createOpenAiCompatRouter(deps.ai, {
-      guards: { chat: [bearerKey, aiLimits, jsonBody(AI_BODY_LIMIT)], read: [bearerKey] },
+      guards: { chat: [bearerKeyAndLimits, jsonBody(AI_BODY_LIMIT)], read: [bearerKey] },
       logger,
     }),
   );

@@ -156,14 +156,22 @@ describe('POST /api/v1/ai/chat/completions upstream', () => {
     ]);
     // The hung attempt was cancelled, not left open.
     await h.waitForOpenaiAbort((r) => r.model === 'free-b');
-    const attempts = h.logs.lines
-      .map((l) => JSON.parse(l))
-      .filter((l) => l.msg?.startsWith('upstream attempt'));
-    expect(attempts.slice(-3).map((l) => [l.provider, l.outcome, l.status, typeof l.latency_ms])).toEqual([
+    const lines = h.logs.lines.map((l) => JSON.parse(l));
+    // Failed attempts get a warn line each; the success is on the request's one access-log line.
+    const failures = lines.filter((l) => l.msg === 'upstream attempt failed');
+    expect(failures.slice(-2).map((l) => [l.provider, l.outcome, l.status, typeof l.latency_ms])).toEqual([
       ['groq', 'server_error', 503, 'number'],
       ['cerebras', 'timeout', null, 'number'],
-      ['google', 'success', 200, 'number'],
     ]);
+    const access = lines.filter((l) => l.msg === 'request completed').at(-1);
+    expect(access).toMatchObject({
+      provider: 'google',
+      model: 'free-c',
+      attempts: 3,
+      res: { statusCode: 200 },
+    });
+    expect(typeof access.upstream_ms).toBe('number');
+    expect(access.req).not.toHaveProperty('headers');
   });
 
   it.each([429, 500, 502])('falls back on a %i', async (status) => {

@@ -1,4 +1,4 @@
-import { errorHandler } from '@platform/errors';
+import { AppError, errorHandler } from '@platform/errors';
 import { requestId } from '@platform/logging';
 import express from 'express';
 import request from 'supertest';
@@ -228,6 +228,49 @@ describe('revoking keys: active -> revoked', () => {
     const viaAi = await request(otherKeyApp).post('/ai-like').set('x-api-key', key);
     expect(viaAi.status).toBe(401);
     expect(viaAi.body).toEqual({ error: 'invalid api key', request_id: ANY_ID });
+  });
+
+  it('with a check alongside (the AI limits): it runs for a cached key, its 429 is the answer, and revocation still wins', async () => {
+    const { cookie } = await h.signIn();
+    const { key, key_id } = await h.createKey(cookie);
+    const other = await h.startInstance();
+    const seen: string[] = [];
+    let refuse = false;
+    const app = express();
+    app.use(requestId());
+    app.post(
+      '/ai-limited',
+      requireApiKey(other.deps, {
+        alongside: async (auth) => {
+          seen.push(auth.apiKeyId);
+          if (refuse) throw new AppError('rate_limited', { headers: { 'Retry-After': '5' } });
+        },
+      }),
+      (_req, res) => {
+        res.json({ ok: true });
+      },
+    );
+    app.use(errorHandler());
+    expect((await request(app).post('/ai-limited').set('x-api-key', key)).status).toBe(200);
+    expect((await request(app).post('/ai-limited').set('x-api-key', key)).status).toBe(200);
+    expect(seen).toEqual([key_id, key_id]);
+    refuse = true;
+    const limited = await request(app).post('/ai-limited').set('x-api-key', key);
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBe('5');
+    refuse = false;
+
+    expect((await revoke(cookie, key_id)).status).toBe(200);
+    const revoked = await request(app).post('/ai-limited').set('x-api-key', key);
+    expect(revoked.status).toBe(401);
+    expect(revoked.body).toEqual({ error: 'invalid api key', request_id: ANY_ID });
+    // An unknown key never reaches the check.
+    const before = seen.length;
+    const unknown = await request(app)
+      .post('/ai-limited')
+      .set('x-api-key', `gw_${'x'.repeat(43)}`);
+    expect(unknown.status).toBe(401);
+    expect(seen).toHaveLength(before);
   });
 
   it("another user's key is 404 api key not found and stays active", async () => {

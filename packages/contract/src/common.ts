@@ -63,7 +63,6 @@ export const ZReadinessResponse = z
   .meta({ id: 'ReadinessResponse' });
 export type ReadinessResponse = z.infer<typeof ZReadinessResponse>;
 
-
 /**
  * True when the string has no lone UTF-16 surrogate. JSON may carry `"\ud800"`,
  * which no UTF-8 encoder, URL encoder or HTTP header can represent: Stripe's

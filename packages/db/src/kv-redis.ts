@@ -48,6 +48,10 @@ function redisClientOptions(options: RedisStoreOptions): RedisOptions {
   const commandTimeout = options.commandTimeoutMs ?? 750;
   return {
     maxRetriesPerRequest: 1,
+    // Auto-pipelining sends every command issued in the same event-loop tick in one
+    // write: under load the per-request GET and rate/budget scripts of many requests
+    // share a syscall and a round trip instead of one each (bench `peers`).
+    enableAutoPipelining: true,
     commandTimeout,
     connectTimeout: commandTimeout,
     retryStrategy: (times) => Math.min(times * 100, 1000),
@@ -74,7 +78,6 @@ function describe(err: unknown): { message: string } {
 export function createRedisStore(options: RedisStoreOptions): RedisKeyValueStore {
   const prefix = options.keyPrefix ?? '';
   const redis = new Redis(options.url, redisClientOptions(options)) as WithIncrWindow;
-
   redis.defineCommand('incrWindow', { numberOfKeys: 1, lua: INCR_WINDOW_LUA });
   redis.on('error', (err) => options.logger?.warn({ err: describe(err) }, 'redis connection error'));
   const k = (key: string) => prefix + key;

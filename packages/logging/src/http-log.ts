@@ -1,36 +1,48 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
+
+/** Extra fields a route adds to its request's access-log line (e.g. the upstream that answered). */
+export function addAccessLogFields(res: Response, fields: Record<string, unknown>): void {
+  const locals = res.locals as { accessLog?: Record<string, unknown> };
+  locals.accessLog = locals.accessLog ? Object.assign(locals.accessLog, fields) : { ...fields };
+}
 
 /**
- * Access log: one line per request with method, route, status and latency.
- * Headers are logged (secret ones are redacted by the logger); bodies never are.
+ * Access log: exactly one line per request, written when the response is
+ * finished (or the connection closed first), with the request id, method,
+ * URL, client address, status and latency, plus whatever the route added
+ * with `addAccessLogFields`. No request or response headers and never a body:
+ * the line is cheap to build and carries nothing a client sent in a header.
+ * Level: info below 400, warn for 4xx, error for 5xx; a request the client
+ * abandoned is logged at info with `aborted: true`. Query strings go through
+ * the logger's redaction like every line.
  */
 export function httpLogger(logger: Logger, opts: { ignorePaths?: string[] } = {}): RequestHandler {
   const ignore = new Set(opts.ignorePaths ?? ['/health', '/metrics']);
-  return pinoHttp({
-    logger,
-    genReqId: (_req: IncomingMessage, res: ServerResponse) =>
-      String((res as ServerResponse & { locals?: { requestId?: string } }).locals?.requestId ?? ''),
-    autoLogging: { ignore: (req) => ignore.has((req.url ?? '').split('?')[0] ?? '') },
-    customLogLevel: (_req, res, err) =>
-      err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-    quietReqLogger: true,
-    serializers: {
-      req: (req: {
-        method: string;
-        url: string;
-        headers: Record<string, unknown>;
-        remoteAddress?: string;
-      }) => ({
-        method: req.method,
-        url: req.url,
-        headers: req.headers,
-        remoteAddress: req.remoteAddress,
-      }),
-      // Response headers are mostly helmet's constants; the status is what matters.
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-  }) as unknown as RequestHandler;
+  return (req, res, next) => {
+    if (ignore.has(req.path)) {
+      next();
+      return;
+    }
+    const started = performance.now();
+    const method = req.method;
+    const url = req.originalUrl;
+    res.once('close', () => {
+      const status = res.statusCode;
+      const aborted = !res.writableFinished;
+      const line: Record<string, unknown> = {
+        request_id: res.locals.requestId,
+        req: { method, url, remoteAddress: req.socket.remoteAddress },
+        res: { statusCode: status },
+        responseTime: Math.round((performance.now() - started) * 100) / 100,
+      };
+      if (aborted) line.aborted = true;
+      const extra = (res.locals as { accessLog?: Record<string, unknown> }).accessLog;
+      if (extra) Object.assign(line, extra);
+      if (status >= 500 && !aborted) logger.error(line, 'request errored');
+      else if (status >= 400 && !aborted) logger.warn(line, 'request completed');
+      else logger.info(line, aborted ? 'request aborted' : 'request completed');
+    });
+    next();
+  };
 }

@@ -1,5 +1,5 @@
 export { currentRequestId, type RequestContext, requestContext } from './context';
-export { httpLogger } from './http-log';
+export { addAccessLogFields, httpLogger } from './http-log';
 export { type CreateLoggerOptions, createLogger, createMemoryDestination, type Logger } from './logger';
 export { Counter, createHttpMetrics, Histogram, type HttpMetrics, type Registry } from './metrics';
 export { isSecretName, REDACTED, redactLine } from './redact';

@@ -7,7 +7,12 @@ export type { Logger } from 'pino';
 export type CreateLoggerOptions = {
   service: string;
   level?: string;
-  /** Where lines go; stdout by default. Tests pass a capturing stream. */
+  /**
+   * Where lines go. Default: stdout through an asynchronous sonic-boom, so a
+   * request never waits on a write(2) to stdout; lines written while a write is
+   * in flight are joined into the next one, and what is buffered is flushed
+   * synchronously when the process exits. Tests pass a capturing stream.
+   */
   destination?: DestinationStream;
 };
 
@@ -24,7 +29,7 @@ export function createLogger(opts: CreateLoggerOptions): Logger {
     },
     hooks: { streamWrite: redactLine },
   };
-  return opts.destination ? pino(options, opts.destination) : pino(options);
+  return pino(options, opts.destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
 /** A destination that keeps every line in memory, for tests that read the logs. */

@@ -1,6 +1,7 @@
 import express from 'express';
 import request from 'supertest';
 import {
+  addAccessLogFields,
   createLogger,
   createMemoryDestination,
   httpLogger,
@@ -30,7 +31,7 @@ describe('log redaction', () => {
     app.use(express.json());
     app.post('/login', (req, res) => {
       // Handlers log objects carrying secrets at several depths.
-      req.log.info({ body: req.body }, 'received');
+      logger.info({ body: req.body }, 'received');
       logger.info({ deep: { nested: { list: [{ token: SECRETS.code }] } } }, 'nested');
       res.setHeader('Set-Cookie', `${SECRETS.cookie}; HttpOnly`);
       res.json({ ok: true });
@@ -55,6 +56,37 @@ describe('log redaction', () => {
     for (const [kind, value] of Object.entries(SECRETS)) {
       expect({ kind, leaked: text.includes(value) }).toEqual({ kind, leaked: false });
     }
+  });
+
+  it('writes one access-log line per request, with its request id and status and no headers', async () => {
+    const logs = createMemoryDestination();
+    const logger = createLogger({ service: 'test', destination: logs });
+    const app = express();
+    app.use(requestId());
+    app.use(httpLogger(logger));
+    app.get('/ok', (_req, res) => {
+      addAccessLogFields(res, { provider: 'groq' });
+      res.json({ ok: true });
+    });
+    app.get('/missing', (_req, res) => {
+      res.status(404).json({ error: 'not found' });
+    });
+    app.get('/health', (_req, res) => {
+      res.json({ ok: true });
+    });
+    const id = '8f14e45f-ceea-467f-a3a4-2b1e0d9f6c12';
+    await request(app).get('/ok?x=1').set('x-request-id', id).set('user-agent', 'agent-007').expect(200);
+    await request(app).get('/missing').expect(404);
+    await request(app).get('/health').expect(200);
+    const lines = logs.lines.map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.level, l.msg, l.req.url, l.res.statusCode])).toEqual([
+      ['info', 'request completed', '/ok?x=1', 200],
+      ['warn', 'request completed', '/missing', 404],
+    ]);
+    expect(lines[0]).toMatchObject({ request_id: id, provider: 'groq', req: { method: 'GET' } });
+    expect(typeof lines[0].responseTime).toBe('number');
+    expect(logs.text()).not.toContain('agent-007');
+    expect(logs.text()).not.toContain('headers');
   });
 
   it('puts the request id on every line logged while serving the request', async () => {

@@ -34,7 +34,8 @@ export async function listenLoopback(handler: RequestHandler): Promise<LoopbackS
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    // A deep accept queue: bench opens thousands of streams at once; the default (511) drops SYNs.
+    server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => resolve());
   });
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('loopback server has no port');

@@ -1,9 +1,10 @@
 import type { ChatUsage } from '@platform/contract';
 import { isAppError } from '@platform/errors';
+import { addAccessLogFields } from '@platform/logging';
 import type { Response } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
 import { clientAbortSignal } from './client-signal';
-import { ClientGoneError, FallbackExhaustedError } from './fallback';
+import { ClientGoneError, FallbackExhaustedError, type FallbackResult } from './fallback';
 import type { Target } from './lanes';
 import type { AiRuntime, Caller, StoredKeys } from './runtime';
 
@@ -20,6 +21,16 @@ export type AccountingBase = {
 export function callerOf(res: Response): Caller {
   const auth = requireAuthOf(res);
   return { userId: auth.userId, apiKeyId: auth.kind === 'api_key' ? auth.apiKeyId : null };
+}
+
+/** The upstream that answered, on the request's one access-log line (set before the response ends). */
+export function logUpstream(res: Response, result: FallbackResult<unknown>): void {
+  addAccessLogFields(res, {
+    provider: result.target.provider,
+    model: result.target.model,
+    attempts: result.attempts,
+    upstream_ms: result.latencyMs,
+  });
 }
 
 export function requestIdOf(res: Response): string {

@@ -48,6 +48,8 @@ export type FallbackResult<T> = {
   controller: AbortController;
   /** Milliseconds from the first attempt until the provider started answering. */
   latencyMs: number;
+  /** Attempts made, this one included (skipped targets without a key do not count). */
+  attempts: number;
 };
 
 /** Thrown when no target answered; `error` is what the caller sees, `last*` feed usage records. */
@@ -65,7 +67,10 @@ export class FallbackExhaustedError extends Error {
  * Tries the targets in order until one starts answering. A timeout, a
  * connection error, a 429 or a 5xx moves on to the next target; a 4xx caused
  * by the request itself ends the chain, since every provider would refuse it.
- * Every attempt is logged with provider, status and latency and counted.
+ * Every attempt is counted in the metrics; a failed one is logged (warn) with
+ * provider, status and latency. A successful one is logged at debug only: the
+ * route puts provider, model and attempts on the request's access-log line,
+ * so a successful request costs one log line.
  */
 export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<FallbackResult<T>> {
   const started = Date.now();
@@ -73,6 +78,7 @@ export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<Fall
   let last: { outcome: AttemptOutcome; retryAfter: string | null } | undefined;
   let lastTarget: Target | undefined;
   const coolingDown: ProviderCredential[] = [];
+  let attempts = 0;
   for (const [index, target] of opts.targets.entries()) {
     if (opts.clientSignal.aborted) throw new ClientGoneError();
     const credential = opts.resolveCredential(target);
@@ -108,13 +114,14 @@ export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<Fall
     const onClientGone = () => controller.abort();
     opts.clientSignal.addEventListener('abort', onClientGone, { once: true });
     const attemptStart = Date.now();
+    attempts += 1;
     try {
       const value = await opts.attempt({ target, credential, signal: controller.signal });
       clearTimeout(timer);
       const latencyMs = Date.now() - attemptStart;
       logAttempt(opts, index, target, credential, { outcome: 'success', status: 200 }, latencyMs);
       opts.breaker?.record(credential, 'success');
-      return { value, target, credential, controller, latencyMs: Date.now() - started };
+      return { value, target, credential, controller, latencyMs: Date.now() - started, attempts };
     } catch (err) {
       clearTimeout(timer);
       opts.clientSignal.removeEventListener('abort', onClientGone);
@@ -159,6 +166,6 @@ function logAttempt<T>(
     status: result.status ?? null,
     latency_ms: latencyMs,
   };
-  if (result.outcome === 'success') opts.logger.info(fields, 'upstream attempt');
+  if (result.outcome === 'success') opts.logger.debug(fields, 'upstream attempt');
   else opts.logger.warn(fields, 'upstream attempt failed');
 }

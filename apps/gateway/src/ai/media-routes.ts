@@ -13,7 +13,7 @@ import { AppError } from '@platform/errors';
 import { parseRequestPart } from '@platform/service-kit';
 import { type RequestHandler, type Response, Router } from 'express';
 import type { z } from 'zod';
-import { runAccounted } from './accounting';
+import { logUpstream, runAccounted } from './accounting';
 import type { FallbackResult } from './fallback';
 import type { MediaKind } from './lanes';
 import {
@@ -73,6 +73,7 @@ function mediaRoute<S extends z.ZodType<MediaBody>>(
     const request = { projectId: body.project_id, endpoint: kind, lane: body.lane ?? null };
     await runAccounted(rt, res, request, async ({ storedKeys, clientSignal }) => {
       const result = await run(body, { targets, storedKeys, clientSignal }, res);
+      logUpstream(res, result);
       return { status: 200, target: result.target, usage: null };
     });
   };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
+import { type ChatUpstream, createChatUpstream } from './chat-upstream';
 import type { LanesConfig, UpstreamProvider } from './lanes';
 
 /** Public API base URL of each provider; the lanes config or AI_PROVIDER_BASE_URLS may override it. */
@@ -32,7 +33,10 @@ export type ProviderRegistry = {
   baseUrl(provider: UpstreamProvider): string;
   /** The credential to use: the caller's stored key when present, else the server's, else null. */
   credential(provider: UpstreamProvider, storedKey: string | undefined): ProviderCredential | null;
+  /** The SDK client (images, speech). */
   client(credential: ProviderCredential): OpenAI;
+  /** The pooled chat client (chat completions and streams), see chat-upstream.ts. */
+  chat(credential: ProviderCredential): ChatUpstream;
 };
 
 /** Parses `name=url,name=url` (AI_PROVIDER_BASE_URLS). */
@@ -59,6 +63,7 @@ export function createProviderRegistry(opts: {
   baseUrlOverrides?: Partial<Record<UpstreamProvider, string>>;
 }): ProviderRegistry {
   const clients = new Map<string, OpenAI>();
+  const chatClients = new Map<string, ChatUpstream>();
   const baseUrl = (provider: UpstreamProvider): string =>
     (
       opts.baseUrlOverrides?.[provider] ??
@@ -93,6 +98,22 @@ export function createProviderRegistry(opts: {
         logLevel: 'off',
       });
       clients.set(id, client);
+      return client;
+    },
+    chat(credential) {
+      const id = `${credential.provider}:${hashKey(credential.apiKey)}`;
+      const cached = chatClients.get(id);
+      if (cached) return cached;
+      if (chatClients.size >= MAX_CACHED_CLIENTS) {
+        const oldest = chatClients.entries().next().value;
+        if (oldest) {
+          chatClients.delete(oldest[0]);
+          // In-flight requests finish; the pool's sockets close afterwards.
+          void oldest[1].close().catch(() => {});
+        }
+      }
+      const client = createChatUpstream(credential.baseUrl, credential.apiKey);
+      chatClients.set(id, client);
       return client;
     },
   };

@@ -2,10 +2,11 @@ import { type ChatUsage, STREAM_EVENTS } from '@platform/contract';
 import { ERROR_CODES } from '@platform/errors';
 import { DRAIN_DEADLINE_EVENT } from '@platform/service-kit';
 import type { Response } from 'express';
-import OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { logUpstream } from './accounting';
 import { toChatUsage, upstreamChatParams } from './chat';
 import type { PreparedChat } from './chat-request';
+import type { ChatUpstream } from './chat-upstream';
 import { type FallbackResult, runWithFallback } from './fallback';
 import type { Target } from './lanes';
 import type { AiRuntime, StoredKeys } from './runtime';
@@ -61,16 +62,15 @@ function absorb(chunk: ChatCompletionChunk, state: StreamState): void {
  * falls back to the next target.
  */
 async function startStream(
-  client: OpenAI,
+  client: ChatUpstream,
   prepared: PreparedChat,
   model: Target,
   signal: AbortSignal,
 ): Promise<StartedStream> {
-  const stream = await client.chat.completions.create(
+  const iterator = await client.stream(
     { ...upstreamChatParams(prepared, model), stream: true, stream_options: { include_usage: true } },
-    { signal },
+    signal,
   );
-  const iterator = stream[Symbol.asyncIterator]();
   const state: StreamState = { pending: [], started: false, finishReason: null, usage: null, ended: false };
   while (!state.started) {
     const next = await iterator.next();
@@ -80,8 +80,8 @@ async function startStream(
     }
     absorb(next.value, state);
   }
-  // The SDK ends iteration quietly on abort; a timeout must still count as a failure.
-  if (signal.aborted) throw new OpenAI.APIUserAbortError();
+  // A stream that ended quietly while our signal fired still counts as a timeout/disconnect.
+  if (signal.aborted) throw new Error('upstream request aborted');
   return { iterator, state };
 }
 
@@ -110,8 +110,9 @@ export async function relayChatStream(
     logger: rt.logger,
     metrics: rt.metrics,
     attempt: ({ target, credential, signal }) =>
-      startStream(rt.providers.client(credential), prepared, target, signal),
+      startStream(rt.providers.chat(credential), prepared, target, signal),
   });
+  logUpstream(res, result);
   const { iterator, state } = result.value;
   const target = result.target;
   const sse = openSse(res, { keepAliveMs: rt.keepAliveMs });
@@ -124,19 +125,25 @@ export async function relayChatStream(
     result.controller.abort();
   };
   res.once(DRAIN_DEADLINE_EVENT, onDrainDeadline);
-  let idleTimer: NodeJS.Timeout | undefined;
-  const armIdle = () => {
-    idleTimer = setTimeout(() => {
-      idleTimedOut = true;
-      result.controller.abort();
-    }, rt.idleTimeoutMs);
-  };
+  // One idle timer per stream, re-armed per chunk with refresh(): no timer churn
+  // at thousands of chunks per second. Only silence from upstream counts; time
+  // spent waiting for a slow client to drain re-arms it.
+  let awaitingUpstream = false;
+  const idleTimer = setTimeout(() => {
+    if (!awaitingUpstream) {
+      idleTimer.refresh();
+      return;
+    }
+    idleTimedOut = true;
+    result.controller.abort();
+  }, rt.idleTimeoutMs);
   try {
     for (const chunk of state.pending.splice(0)) await format.chunk(sse, chunk, target);
     while (!state.ended) {
-      armIdle();
+      awaitingUpstream = true;
+      idleTimer.refresh();
       const next = await iterator.next();
-      clearTimeout(idleTimer);
+      awaitingUpstream = false;
       if (next.done) break;
       absorb(next.value, state);
       for (const chunk of state.pending.splice(0)) await format.chunk(sse, chunk, target);

@@ -36,6 +36,20 @@ export class UpstreamHttpError extends Error {
   }
 }
 
+/** A 2xx answer whose body is not what an OpenAI-compatible provider sends (or an error event mid-stream). */
+export class UpstreamProtocolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UpstreamProtocolError';
+  }
+}
+
+/** undici's socket-level errors (UND_ERR_SOCKET, UND_ERR_CONNECT_TIMEOUT, ...) and system ones (ECONNREFUSED, ...). */
+function isConnectionErrorCode(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('UND_ERR') || /^E[A-Z]+$/.test(code));
+}
+
 function outcomeOfStatus(status: number): AttemptOutcome {
   if (status === 429) return 'rate_limited';
   if (status >= 500 || status === 408) return 'server_error';
@@ -55,6 +69,9 @@ export function classifyUpstreamError(
   if (err instanceof UpstreamHttpError) {
     return { outcome: outcomeOfStatus(err.status), status: err.status, retryAfter: err.retryAfter };
   }
+  if (err instanceof UpstreamProtocolError)
+    return { outcome: 'server_error', status: undefined, retryAfter: null };
+  if (isConnectionErrorCode(err)) return { outcome: 'connection_error', status: undefined, retryAfter: null };
   // Under Jest the SDK's timeout surfaces as a plain APIConnectionError (realm
   // crossing loses the name), so the base class is what is checked.
   if (err instanceof OpenAI.APIConnectionError) {

@@ -37,12 +37,31 @@ export type ApiKeyVerifierOptions = {
 export type ApiKeyVerifier = {
   /** The key's identity, or null for an unknown or revoked key. */
   verify(plaintext: string): Promise<ApiKeyAuthContext | null>;
+  /**
+   * verify(), plus `alongside(identity)` for a valid key (e.g. the rate and
+   * budget checks). With the key in the cache, `alongside` starts together
+   * with the revocation read, so their store commands share one round trip
+   * (auto-pipelined); otherwise it starts once the key is known. Its outcome
+   * is returned, not thrown, and only for a key that turned out valid: a
+   * revoked key still gets null (its rate counter may have counted one hit).
+   */
+  verifyAlongside(
+    plaintext: string,
+    alongside: (auth: ApiKeyAuthContext) => Promise<void>,
+  ): Promise<{ auth: ApiKeyAuthContext | null; alongside: PromiseSettledResult<void> | null }>;
   /** Call after marking the row revoked: marker for every instance, local eviction, broadcast. */
   announceRevocation(hash: string): Promise<void>;
   /** Batched writer of api_keys.last_used_at. */
   readonly lastUsed: LastUsedWriter;
   close(): Promise<void>;
 };
+
+function settle(promise: Promise<void>): Promise<PromiseSettledResult<void>> {
+  return promise.then(
+    () => ({ status: 'fulfilled', value: undefined }),
+    (reason: unknown) => ({ status: 'rejected', reason }),
+  );
+}
 
 export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifier {
   // null is cached too: repeated unknown keys cost the same as known ones and spare the DB.
@@ -60,21 +79,49 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
     });
   };
 
+  const identity = (record: ApiKeyRecord): ApiKeyAuthContext => ({
+    kind: 'api_key',
+    userId: record.userId,
+    apiKeyId: record.id,
+    scope: record.scope,
+  });
+
+  async function check(
+    plaintext: string,
+    alongside: ((auth: ApiKeyAuthContext) => Promise<void>) | undefined,
+  ): Promise<{ auth: ApiKeyAuthContext | null; alongside: PromiseSettledResult<void> | null }> {
+    ensureSubscribed();
+    // Hash first and always do the same two lookups, so timing does not depend on the key.
+    const hash = hashApiKey(plaintext, opts.pepper);
+    const now = opts.clock();
+    const cached = cache.get(hash, now.getTime());
+    const markerRead = opts.kv.get(revocationMarkerKey(hash));
+    const early =
+      alongside && cached?.value && !cached.value.revoked ? settle(alongside(identity(cached.value))) : null;
+    const [record, marker] = await Promise.all([
+      cached ? cached.value : findApiKeyByHash(opts.prisma, hash),
+      markerRead,
+    ]).catch(async (err: unknown) => {
+      await early;
+      throw err;
+    });
+    if (!cached) cache.set(hash, record, now.getTime());
+    if (!record || record.revoked || marker !== null) {
+      await early;
+      return { auth: null, alongside: null };
+    }
+    lastUsed.touch(record.id, now);
+    const auth = identity(record);
+    const outcome = early ?? (alongside ? settle(alongside(auth)) : null);
+    return { auth, alongside: outcome ? await outcome : null };
+  }
+
   return {
     async verify(plaintext) {
-      ensureSubscribed();
-      // Hash first and always do the same two lookups, so timing does not depend on the key.
-      const hash = hashApiKey(plaintext, opts.pepper);
-      const now = opts.clock();
-      const cached = cache.get(hash, now.getTime());
-      const [record, marker] = await Promise.all([
-        cached ? cached.value : findApiKeyByHash(opts.prisma, hash),
-        opts.kv.get(revocationMarkerKey(hash)),
-      ]);
-      if (!cached) cache.set(hash, record, now.getTime());
-      if (!record || record.revoked || marker !== null) return null;
-      lastUsed.touch(record.id, now);
-      return { kind: 'api_key', userId: record.userId, apiKeyId: record.id, scope: record.scope };
+      return (await check(plaintext, undefined)).auth;
+    },
+    verifyAlongside(plaintext, alongside) {
+      return check(plaintext, alongside);
     },
     async announceRevocation(hash) {
       await opts.kv.set(revocationMarkerKey(hash), '1', REVOCATION_MARKER_TTL_MS);

@@ -27,14 +27,24 @@ function bearerToken(req: Request): string | undefined {
   return token === '' ? undefined : token;
 }
 
-async function verifyApiKey(deps: AuthDeps, req: Request, key: string): Promise<ApiKeyAuthContext> {
+/** Work to do for a valid key, e.g. the AI limits; its error (a 429) is the request's answer. */
+export type AlongsideCheck = (auth: ApiKeyAuthContext) => Promise<void>;
+
+async function verifyApiKey(
+  deps: AuthDeps,
+  req: Request,
+  key: string,
+  alongside?: AlongsideCheck,
+): Promise<ApiKeyAuthContext> {
   const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
   const guard = deps.keyGuessing;
   await guard.before(ip);
   let auth: ApiKeyAuthContext | null = null;
+  let extra: PromiseSettledResult<void> | null = null;
   if (key.length <= MAX_KEY_LENGTH) {
     try {
-      auth = await deps.apiKeys.verify(key);
+      if (alongside) ({ auth, alongside: extra } = await deps.apiKeys.verifyAlongside(key, alongside));
+      else auth = await deps.apiKeys.verify(key);
     } catch (cause) {
       // Fail closed but honestly: the store is down, the key is not necessarily bad.
       throw new AppError('service_unavailable', { cause });
@@ -44,6 +54,7 @@ async function verifyApiKey(deps: AuthDeps, req: Request, key: string): Promise<
     await guard.failed(ip);
     throw new AppError('invalid_api_key');
   }
+  if (extra?.status === 'rejected') throw extra.reason;
   return auth;
 }
 
@@ -52,14 +63,19 @@ async function verifyApiKey(deps: AuthDeps, req: Request, key: string): Promise<
  * with `bearer` also `Authorization: Bearer <key>` (the OpenAI-compatible API;
  * `x-api-key` wins when both are sent). No key -> 401 `missing api key`;
  * unknown or revoked -> 401 `invalid api key`; else
- * `res.locals.auth = { kind: 'api_key', userId, apiKeyId, scope }`.
+ * `res.locals.auth = { kind: 'api_key', userId, apiKeyId, scope }`. With
+ * `alongside` (the AI limits), that check runs for a valid key, together with
+ * the revocation read when the key is cached, and its 429 is the answer.
  * No database write happens here; see docs/gateway-auth.md for the caching.
  */
-export function requireApiKey(deps: AuthDeps, opts: { bearer?: boolean } = {}): RequestHandler {
+export function requireApiKey(
+  deps: AuthDeps,
+  opts: { bearer?: boolean; alongside?: AlongsideCheck } = {},
+): RequestHandler {
   return async (req, res, next) => {
     const key = apiKeyHeader(req) ?? (opts.bearer ? bearerToken(req) : undefined);
     if (!key) throw new AppError('missing_api_key');
-    res.locals.auth = await verifyApiKey(deps, req, key);
+    res.locals.auth = await verifyApiKey(deps, req, key, opts.alongside);
     next();
   };
 }

@@ -1,6 +1,6 @@
 import { SUBSCRIPTION_NONE, type SubscriptionStatusResponse } from '@platform/contract';
-import { type CustomerRecord, findCustomerByUserId } from '../customers/repo';
-import { findSubscriptionsForProduct } from './repo';
+import type { CustomerRecord } from '../customers/repo';
+import { findCustomerWithSubscriptionsForProduct, findSubscriptionsForProduct } from './repo';
 import { chooseSubscription, toStatusResponse } from './status';
 import { type SyncDeps, syncCustomerSubscriptions } from './sync';
 
@@ -36,9 +36,11 @@ export function createSubscriptionStatusReader(deps: StatusDeps): SubscriptionSt
 
   return {
     async getStatus({ userId, productId }) {
-      const customer = await findCustomerByUserId(deps.prisma, userId);
-      if (!customer) return SUBSCRIPTION_NONE;
-      let chosen = chooseSubscription(await findSubscriptionsForProduct(deps.prisma, userId, productId));
+      // One round trip: the customer with their subscriptions of the product.
+      const found = await findCustomerWithSubscriptionsForProduct(deps.prisma, userId, productId);
+      if (!found) return SUBSCRIPTION_NONE;
+      const { customer } = found;
+      let chosen = chooseSubscription(found.subscriptions);
       const fresh = chosen ? isFresh(chosen.syncedAt) : isFresh(customer.subscriptionsSyncedAt);
       if (!fresh) {
         await refresh(customer);

@@ -1,3 +1,4 @@
+import type { CustomerRecord } from '../customers/repo';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { SubscriptionSnapshot } from './snapshot';
 import type { StoredSubscription } from './status';
@@ -81,4 +82,69 @@ export function findSubscriptionsForProduct(
       items: { where: { productId }, select: { productId: true, currentPeriodEnd: true } },
     },
   });
+}
+
+type StatusRow = {
+  user_id: string;
+  stripe_customer_id: string;
+  email: string;
+  subscriptions_synced_at: Date | string | null;
+  sub_id: string | null;
+  status: string | null;
+  sub_period_end: Date | string | null;
+  stripe_created_at: Date | string | null;
+  synced_at: Date | string | null;
+  product_id: string | null;
+  item_period_end: Date | string | null;
+};
+
+const toDate = (v: Date | string | null): Date | null =>
+  v === null ? null : v instanceof Date ? v : new Date(v);
+
+/**
+ * The status read in one round trip: the customer row and, joined, their
+ * subscriptions that have an item of the product with those items. null when
+ * the user has no customer row. (Two Prisma reads plus Prisma's separate
+ * query for the nested items were three round trips: bench finding 5.)
+ */
+export async function findCustomerWithSubscriptionsForProduct(
+  prisma: PrismaClient,
+  userId: string,
+  productId: string,
+): Promise<{ customer: CustomerRecord; subscriptions: StoredSubscription[] } | null> {
+  const rows = await prisma.$queryRaw<StatusRow[]>`
+    SELECT c.user_id, c.stripe_customer_id, c.email, c.subscriptions_synced_at,
+           s.id AS sub_id, s.status, s.current_period_end AS sub_period_end,
+           s.stripe_created_at, s.synced_at,
+           i.product_id, i.current_period_end AS item_period_end
+    FROM customers c
+    LEFT JOIN (subscriptions s JOIN subscription_items i ON i.subscription_id = s.id AND i.product_id = ${productId})
+      ON s.user_id = c.user_id
+    WHERE c.user_id = ${userId}`;
+  const first = rows[0];
+  if (!first) return null;
+  const customer: CustomerRecord = {
+    userId: first.user_id,
+    stripeCustomerId: first.stripe_customer_id,
+    email: first.email,
+    subscriptionsSyncedAt: toDate(first.subscriptions_synced_at),
+  };
+  const byId = new Map<string, StoredSubscription>();
+  for (const row of rows) {
+    if (row.sub_id === null || row.product_id === null) continue;
+    let sub = byId.get(row.sub_id);
+    if (!sub) {
+      sub = {
+        id: row.sub_id,
+        status: row.status ?? '',
+        currentPeriodEnd: toDate(row.sub_period_end),
+        stripeCreatedAt: toDate(row.stripe_created_at) ?? new Date(0),
+        syncedAt: toDate(row.synced_at) ?? new Date(0),
+        items: [],
+      };
+      byId.set(row.sub_id, sub);
+    }
+    sub.items.push({ productId: row.product_id, currentPeriodEnd: toDate(row.item_period_end) });
+  }
+  return { customer, subscriptions: [...byId.values()] };
 }

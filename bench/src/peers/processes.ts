@@ -1,0 +1,150 @@
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A service running in its own process, on loopback. */
+export type ServiceProcess = {
+  name: string;
+  url: string;
+  pid: number;
+  /** Lines the process wrote to stdout/stderr, and the first lines at error level (ours: pino JSON). */
+  output: { lines: number; errorLines: number; bytes: number; samples: string[] };
+  close(): Promise<void>;
+};
+
+export const REPO_ROOT = path.join(__dirname, '..', '..', '..');
+
+/** An unused loopback port (listen on 0, read it, close). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** Polls `url` until it answers (any status) or the deadline passes. */
+export async function waitForHttp(url: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${url}: process exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+      await sleep(100);
+    }
+  }
+}
+
+/**
+ * Counts the child's output lines as a container runtime would read them from a
+ * pipe: the bytes are consumed and counted, never printed. Lines at error level
+ * (pino `"level":"error"`, or anything on stderr) are kept as samples.
+ */
+function countOutput(child: ChildProcess): ServiceProcess['output'] {
+  const output = { lines: 0, errorLines: 0, bytes: 0, samples: [] as string[] };
+  const count = (isStderr: boolean) => (chunk: Buffer) => {
+    output.bytes += chunk.length;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) output.lines += 1;
+    const text = isStderr || chunk.includes('"level":"error"') ? chunk.toString('utf8') : '';
+    if (text) {
+      output.errorLines += isStderr ? text.split('\n').filter(Boolean).length : 1;
+      if (output.samples.length < 5) output.samples.push(text.slice(0, 600));
+    }
+  };
+  child.stdout?.on('data', count(false));
+  child.stderr?.on('data', count(true));
+  return output;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Starts `node <script>` (plain Node, no tsx) with exactly `env` plus PATH. */
+export async function startNodeService(opts: {
+  name: string;
+  script: string;
+  args?: string[];
+  env: Record<string, string>;
+  port: number;
+  readyPath: string;
+  nodeArgs?: string[];
+}): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.script, ...(opts.args ?? [])], {
+    env: { PATH: process.env.PATH ?? '', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = countOutput(child);
+  const url = `http://127.0.0.1:${opts.port}`;
+  try {
+    await waitForHttp(`${url}${opts.readyPath}`, child);
+  } catch (err) {
+    await stop(child);
+    throw new Error(`${opts.name} did not start: ${(err as Error).message}\n${output.samples.join('')}`);
+  }
+  if (child.pid === undefined) throw new Error(`${opts.name}: no pid`);
+  return { name: opts.name, url, pid: child.pid, output, close: () => stop(child) };
+}
+
+/** Forks a TypeScript entry of the bench (inherits tsx's loader) that reports `{ url }` over IPC. */
+export async function forkBenchChild<T extends { url: string }>(
+  entry: string,
+  args: string[],
+): Promise<{ info: T; pid: number; child: ChildProcess; close(): Promise<void> }> {
+  const child = fork(entry, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const info = await new Promise<T>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as T));
+    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code} before it was ready`)));
+  });
+  if (child.pid === undefined) throw new Error(`${entry}: no pid`);
+  return { info, pid: child.pid, child, close: () => stop(child) };
+}
+
+/** user+system CPU time of a process in ms, from /proc (Linux). */
+export function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields after the command: state is index 0, utime 11, stime 12 (clock ticks, 100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** Current and peak resident memory of a process in MB (VmRSS, VmHWM), from /proc. */
+export function memoryMbOf(pid: number): { rss: number; peak: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+    return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+  } catch {
+    return { rss: 0, peak: 0 };
+  }
+}
+
+/** Samples a process's RSS every `everyMs` until stopped; returns the highest sample. */
+export function sampleRss(pid: number, everyMs = 50): { stop(): number } {
+  let max = 0;
+  const timer = setInterval(() => {
+    max = Math.max(max, memoryMbOf(pid).rss);
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(max, memoryMbOf(pid).rss);
+    },
+  };
+}

@@ -1,0 +1,487 @@
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { runLoad } from '../load/run-load';
+import type { LoadResult, LoadSpec } from '../load/types';
+import { describeMachine, type MachineInfo, readGitInfo } from '../report/machine';
+import { COLORS, renderBarChart } from '../report/svg';
+import { cpuMsOf, memoryMbOf, REPO_ROOT, type ServiceProcess } from './processes';
+import { median, recordSideBySide, round2, roundTo } from './record';
+import { type OurGateway, startOurGateway, startPortkey, startUpstream, type Upstream } from './services';
+
+const USAGE = `Usage: npm run peers -w @platform/bench -- [options]
+  Our gateway (built dist/, NODE_ENV=production, Postgres, Redis) and Portkey's
+  open-source gateway side by side in front of the same OpenAI fake, each in its
+  own process; alternating rounds, sequential (1 connection) and loaded.
+  --rounds <n>       rounds (default 3)
+  --duration <s>     measured seconds per run (default 4)
+  --warmup <s>       warm-up seconds per run (default 1)
+  --connections <n>  connections of the loaded runs (default 32)
+  --cpu-prof <dir>   run our gateway under node --cpu-prof, profiles written to <dir>
+  --gateway-node-args "<flags>"  extra node flags for our gateway (after the Dockerfile's)
+  --no-record        print only
+Needs TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_REDIS_URL) and a built apps/gateway/dist.`;
+
+type TargetName = 'direct' | 'portkey' | 'ours';
+type Mode = 'sequential' | 'loaded';
+type Kind = 'chat' | 'stream' | 'health';
+
+/** One measured run of one target. */
+export type PeerRun = {
+  round: number;
+  target: TargetName;
+  mode: Mode;
+  kind: Kind;
+  requestsPerSec: number;
+  latencyMs: LoadResult['latencyMs'];
+  statuses: Record<string, number>;
+  errors: number;
+  /** CPU of the target's process (the fake's for direct) per response, ms. */
+  cpuMsPerRequest: number;
+};
+
+type Summary = { requestsPerSec: number; p50: number; p90: number; p99: number; cpuMsPerRequest: number };
+
+export type PeersRecord = {
+  scenario: 'peers';
+  startedAt: string;
+  git: ReturnType<typeof readGitInfo>;
+  machine: MachineInfo;
+  settings: { rounds: number; durationSec: number; warmupSec: number; connections: number };
+  versions: { portkey: string };
+  /** Full responses of one request each, before the load: statuses and what went wrong. */
+  preflight: Record<string, { status: number; ok: boolean; note: string }>;
+  runs: PeerRun[];
+  /** Median over rounds, per `${target} ${kind} ${mode}`. */
+  summary: Record<string, Summary>;
+  ratios: {
+    loadedReqPerSecOursOverPortkey: number | null;
+    loadedReqPerSecOursOverDirect: number;
+    sequentialAddedMsOurs: { p50: number; p99: number };
+    sequentialAddedMsPortkey: { p50: number; p99: number } | null;
+  };
+  ours: { logLinesPerRequest: number; errorLines: number; peakRssMb: number };
+  portkey: { peakRssMb: number } | null;
+  problems: string[];
+};
+
+const MESSAGES = [{ role: 'user', content: 'Say hello to the benchmark.' }];
+const UPSTREAM_KEY = 'sk-server-groq-0002';
+
+function requestFor(
+  target: TargetName,
+  kind: Kind,
+  s: { upstream: Upstream; portkey?: ServiceProcess; ours: OurGateway },
+): Pick<LoadSpec, 'url' | 'method' | 'headers' | 'body'> {
+  const stream = kind === 'stream';
+  const openaiBody = JSON.stringify({
+    model: 'free-a',
+    messages: MESSAGES,
+    ...(stream ? { stream: true } : {}),
+  });
+  if (target === 'direct') {
+    return {
+      url: `${s.upstream.baseURL}/chat/completions`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${UPSTREAM_KEY}` },
+      body: openaiBody,
+    };
+  }
+  if (target === 'portkey') {
+    if (!s.portkey) throw new Error('portkey is not running');
+    return {
+      url: `${s.portkey.url}/v1/chat/completions`,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${UPSTREAM_KEY}`,
+        'x-portkey-provider': 'openai',
+        'x-portkey-custom-host': s.upstream.baseURL,
+      },
+      body: openaiBody,
+    };
+  }
+  if (kind === 'health') return { url: `${s.ours.url}/health`, method: 'GET', headers: {} };
+  return {
+    url: `${s.ours.url}/api/v1/ai/chat/${stream ? 'stream' : 'completions'}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': s.ours.apiKey },
+    body: JSON.stringify({ lane: 'free', project_id: 'bench', messages: MESSAGES }),
+  };
+}
+
+/** One request before the load: does the target answer this request properly at all? */
+async function preflight(
+  spec: Pick<LoadSpec, 'url' | 'method' | 'headers' | 'body'>,
+  kind: Kind,
+): Promise<{ status: number; ok: boolean; note: string }> {
+  try {
+    const init: RequestInit = { method: spec.method, headers: spec.headers };
+    if (spec.body !== undefined) init.body = spec.body;
+    const res = await fetch(spec.url, init);
+    const body = await res.text();
+    const ok =
+      res.status === 200 &&
+      (kind === 'health'
+        ? body.includes('"ok"')
+        : kind === 'stream'
+          ? (res.headers.get('content-type') ?? '').startsWith('text/event-stream') && body.includes('Hello')
+          : body.includes('Hello from the OpenAI fake.'));
+    return { status: res.status, ok, note: ok ? '' : body.slice(0, 300) };
+  } catch (err) {
+    return { status: 0, ok: false, note: (err as Error).message };
+  }
+}
+
+async function measure(
+  target: TargetName,
+  mode: Mode,
+  kind: Kind,
+  round: number,
+  pid: number,
+  spec: Pick<LoadSpec, 'url' | 'method' | 'headers' | 'body'>,
+  settings: PeersRecord['settings'],
+): Promise<PeerRun> {
+  let cpuStart = 0;
+  const result = await runLoad(
+    {
+      ...spec,
+      connections: mode === 'sequential' ? 1 : settings.connections,
+      warmupSec: settings.warmupSec,
+      durationSec: settings.durationSec,
+      timeoutSec: 10,
+    },
+    'child',
+    () => {
+      cpuStart = cpuMsOf(pid);
+    },
+  );
+  const cpu = cpuMsOf(pid) - cpuStart;
+  return {
+    round,
+    target,
+    mode,
+    kind,
+    requestsPerSec: result.requestsPerSec,
+    latencyMs: result.latencyMs,
+    statuses: result.statuses,
+    errors: result.errors + result.warmup.errors,
+    cpuMsPerRequest: result.requests > 0 ? roundTo(cpu / result.requests, 4) : 0,
+  };
+}
+
+function summarise(runs: PeerRun[]): Record<string, Summary> {
+  const groups = new Map<string, PeerRun[]>();
+  for (const r of runs) {
+    const key = `${r.target} ${r.kind} ${r.mode}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const out: Record<string, Summary> = {};
+  for (const [key, group] of groups) {
+    out[key] = {
+      requestsPerSec: round2(median(group.map((r) => r.requestsPerSec))),
+      p50: round2(median(group.map((r) => r.latencyMs.p50))),
+      p90: round2(median(group.map((r) => r.latencyMs.p90))),
+      p99: round2(median(group.map((r) => r.latencyMs.p99))),
+      cpuMsPerRequest: roundTo(median(group.map((r) => r.cpuMsPerRequest)), 3),
+    };
+  }
+  return out;
+}
+
+function parseCli() {
+  const { values } = parseArgs({
+    options: {
+      rounds: { type: 'string', default: '3' },
+      duration: { type: 'string', default: '4' },
+      warmup: { type: 'string', default: '1' },
+      connections: { type: 'string', default: '32' },
+      'cpu-prof': { type: 'string' },
+      'gateway-node-args': { type: 'string', default: '' },
+      'no-record': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  return {
+    settings: {
+      rounds: Number(values.rounds),
+      durationSec: Number(values.duration),
+      warmupSec: Number(values.warmup),
+      connections: Number(values.connections),
+    },
+    cpuProfDir: values['cpu-prof'],
+    gatewayNodeArgs: values['gateway-node-args'].split(' ').filter(Boolean),
+    record: !values['no-record'],
+  };
+}
+
+function markdownOf(r: PeersRecord, files: { json: string; svg: string } | null): string {
+  const m = r.machine;
+  const row = (key: string, label: string) => {
+    const s = r.summary[key];
+    return s
+      ? `| ${label} | ${s.requestsPerSec} | ${s.p50} | ${s.p90} | ${s.p99} | ${s.cpuMsPerRequest} |`
+      : `| ${label} | – | – | – | – | – |`;
+  };
+  const pk = r.ratios.sequentialAddedMsPortkey;
+  const lines = [
+    `## Peers: ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${r.git.sha}${r.git.dirtyFiles.length ? ` + ${r.git.dirtyFiles.length} uncommitted files` : ''}`,
+    '',
+    `Node ${m.node}, ${m.cpuModel}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}; Postgres ${m.postgres.version}, Redis real; load average ${m.loadAverage.start} -> ${m.loadAverage.end}.`,
+    `Each in its own process on loopback: the OpenAI fake (upstream), Portkey ${r.versions.portkey} (\`NODE_ENV=production\`, headless), ours (\`apps/gateway/dist/main.js\`, \`NODE_ENV=production\`, Postgres, Redis, API key, limits and usage recording on, info logs to a pipe), autocannon in a child process. ${r.settings.rounds} alternating rounds of ${r.settings.warmupSec} s warm-up + ${r.settings.durationSec} s per run; sequential = 1 keep-alive connection, loaded = ${r.settings.connections} connections. Medians over rounds; latency in ms; CPU ms/req is the target process's CPU (the fake's for direct).${files ? ` Files: [${files.json}](${files.json}), chart [${files.svg}](${files.svg}).` : ''}`,
+    '',
+    files ? `![peers chart](${files.svg})\n` : '',
+    '| target, request, mode | req/s | p50 | p90 | p99 | CPU ms/req |',
+    '|---|--:|--:|--:|--:|--:|',
+    row('direct chat sequential', 'direct (fake), chat, sequential'),
+    row('portkey chat sequential', 'Portkey, chat, sequential'),
+    row('ours chat sequential', 'ours, chat, sequential'),
+    row('direct chat loaded', 'direct (fake), chat, loaded'),
+    row('portkey chat loaded', 'Portkey, chat, loaded'),
+    row('ours chat loaded', 'ours, chat, loaded'),
+    row('direct stream loaded', 'direct (fake), stream, loaded'),
+    row('portkey stream loaded', 'Portkey, stream, loaded'),
+    row('ours stream loaded', 'ours, stream, loaded'),
+    row('ours health loaded', 'ours, GET /health, loaded'),
+    '',
+    `Ratios: loaded req/s ours/Portkey **${r.ratios.loadedReqPerSecOursOverPortkey ?? '–'}** (target ≥ 3), ours/direct ${r.ratios.loadedReqPerSecOursOverDirect}. Sequential added latency over direct: ours p50 **+${r.ratios.sequentialAddedMsOurs.p50}** ms / p99 **+${r.ratios.sequentialAddedMsOurs.p99}** ms (targets ≤ 0.3 / ≤ 2)${pk ? `, Portkey +${pk.p50} / +${pk.p99}` : ''}.`,
+    `Ours: ${r.ours.logLinesPerRequest} log lines per chat request (approx.; /health is not logged), ${r.ours.errorLines} error lines, peak RSS ${r.ours.peakRssMb} MB${r.portkey ? `; Portkey peak RSS ${r.portkey.peakRssMb} MB` : ''}.`,
+    `Preflight: ${Object.entries(r.preflight)
+      .map(
+        ([k, v]) =>
+          `${k} ${v.status}${v.ok ? '' : ` (NOT OK: ${v.note.replace(/\s+/g, ' ').slice(0, 160)})`}`,
+      )
+      .join('; ')}.`,
+    r.problems.length ? `Problems: ${r.problems.join('; ')}.` : '',
+    '',
+  ];
+  return lines.filter((l, i) => l !== '' || lines[i - 1] !== '').join('\n');
+}
+
+function chartOf(r: PeersRecord): string {
+  const s = (key: string) => r.summary[key];
+  const bars = (kind: Kind, mode: Mode, field: keyof Summary) =>
+    (['direct', 'portkey', 'ours'] as const)
+      .filter((t) => s(`${t} ${kind} ${mode}`))
+      .map((t) => ({
+        label: t === 'direct' ? 'direct (fake)' : t === 'portkey' ? 'Portkey' : 'ours',
+        value: s(`${t} ${kind} ${mode}`)?.[field] ?? 0,
+        color: COLORS[t],
+      }));
+  const added = (t: 'portkey' | 'ours', p: 'p50' | 'p99') =>
+    (s(`${t} chat sequential`)?.[p] ?? 0) - (s(`direct chat sequential`)?.[p] ?? 0);
+  return renderBarChart(
+    `Gateway vs Portkey, same OpenAI fake, ${r.startedAt.slice(0, 10)} (${r.git.sha})`,
+    [
+      `${r.machine.cores} cores ${r.machine.cpuModel}, Node ${r.machine.node}, load avg ${r.machine.loadAverage.start}; medians of ${r.settings.rounds} alternating rounds.`,
+      `Loaded: ours/Portkey ${r.ratios.loadedReqPerSecOursOverPortkey ?? '–'}x req/s. Sequential added latency: ours +${r.ratios.sequentialAddedMsOurs.p50} ms p50, +${r.ratios.sequentialAddedMsOurs.p99} ms p99.`,
+    ],
+    [
+      {
+        title: `Chat, ${r.settings.connections} connections: requests per second (higher is better)`,
+        unit: 'req/s',
+        bars: bars('chat', 'loaded', 'requestsPerSec').filter((b) => b.label !== 'direct (fake)'),
+      },
+      {
+        title: 'Chat, one connection: latency added over direct, p50 and p99 (lower is better)',
+        unit: 'ms',
+        bars: (['portkey', 'ours'] as const).flatMap((t) =>
+          (['p50', 'p99'] as const).map((p) => ({
+            label: `${t === 'ours' ? 'ours' : 'Portkey'} ${p}`,
+            value: round2(added(t, p)),
+            color: COLORS[t],
+          })),
+        ),
+      },
+      {
+        title: `Streaming chat, ${r.settings.connections} connections: requests per second`,
+        unit: 'req/s',
+        bars: [
+          ...bars('stream', 'loaded', 'requestsPerSec').filter((b) => b.label !== 'direct (fake)'),
+          ...(r.preflight['portkey stream']?.ok
+            ? []
+            : [
+                {
+                  label: 'Portkey',
+                  value: 0,
+                  color: COLORS.portkey,
+                  note: `(fails: HTTP ${r.preflight['portkey stream']?.status})`,
+                },
+              ]),
+        ],
+      },
+    ],
+  );
+}
+
+async function main(): Promise<number> {
+  const { settings, cpuProfDir, gatewayNodeArgs, record: shouldRecord } = parseCli();
+  const databaseServerUrl = process.env.TEST_DATABASE_URL;
+  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
+  if (!databaseServerUrl || !redisUrl) throw new Error('set TEST_DATABASE_URL and TEST_REDIS_URL\n' + USAGE);
+  const loadAtStart = round2(os.loadavg()[0] ?? 0);
+  const startedAt = new Date().toISOString();
+  const upstream = await startUpstream({});
+  const ours = await startOurGateway(upstream, {
+    databaseServerUrl,
+    redisUrl,
+    nodeArgs: [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), ...gatewayNodeArgs],
+  });
+  const portkey = await startPortkey();
+  const services = { upstream, portkey, ours };
+  const pids: Record<TargetName, number> = { direct: upstream.pid, portkey: portkey.pid, ours: ours.pid };
+  const runs: PeerRun[] = [];
+  const problems: string[] = [];
+  const preflightResults: PeersRecord['preflight'] = {};
+  let oursRequests = 0;
+  const peaks = { ours: 0, portkey: 0 };
+  let postgresVersion: string | null = null;
+  const linesBefore = ours.output.lines;
+  try {
+    for (const target of ['direct', 'portkey', 'ours'] as const) {
+      for (const kind of ['chat', 'stream'] as const) {
+        preflightResults[`${target} ${kind}`] = await preflight(requestFor(target, kind, services), kind);
+      }
+    }
+    preflightResults['ours health'] = await preflight(requestFor('ours', 'health', services), 'health');
+    for (const [name, p] of Object.entries(preflightResults)) {
+      if (!p.ok && name !== 'portkey stream') problems.push(`preflight ${name}: ${p.status} ${p.note}`);
+    }
+    if (problems.length > 0) throw new Error(problems.join('\n'));
+    const streamTargets: TargetName[] = preflightResults['portkey stream']?.ok
+      ? ['direct', 'portkey', 'ours']
+      : ['direct', 'ours'];
+    for (let round = 1; round <= settings.rounds; round += 1) {
+      const rotate = <T>(list: T[]) => list.map((_, i) => list[(i + round - 1) % list.length] as T);
+      const order = rotate<TargetName>(['direct', 'portkey', 'ours']);
+      const plan: Array<[TargetName, Mode, Kind]> = [
+        ...order.map((t): [TargetName, Mode, Kind] => [t, 'sequential', 'chat']),
+        ...order.map((t): [TargetName, Mode, Kind] => [t, 'loaded', 'chat']),
+        ...rotate(streamTargets).map((t): [TargetName, Mode, Kind] => [t, 'loaded', 'stream']),
+        ['ours', 'loaded', 'health'],
+      ];
+      for (const [target, mode, kind] of plan) {
+        const run = await measure(
+          target,
+          mode,
+          kind,
+          round,
+          pids[target],
+          requestFor(target, kind, services),
+          settings,
+        );
+        runs.push(run);
+        const other = Object.keys(run.statuses).filter((st) => st !== '200');
+        if (other.length > 0 || run.errors > 0)
+          problems.push(
+            `round ${round} ${target} ${kind} ${mode}: statuses ${JSON.stringify(run.statuses)}, ${run.errors} errors`,
+          );
+        if (target === 'ours' && kind !== 'health')
+          oursRequests +=
+            Object.values(run.statuses).reduce((a, b) => a + b, 0) *
+            (1 + settings.warmupSec / settings.durationSec);
+        console.log(
+          `round ${round} ${target.padEnd(7)} ${kind.padEnd(6)} ${mode.padEnd(10)} ${String(run.requestsPerSec).padStart(8)} req/s  p50 ${run.latencyMs.p50}  p90 ${run.latencyMs.p90}  p99 ${run.latencyMs.p99} ms  cpu ${run.cpuMsPerRequest} ms/req`,
+        );
+      }
+    }
+  } finally {
+    peaks.ours = memoryMbOf(ours.pid).peak;
+    peaks.portkey = memoryMbOf(portkey.pid).peak;
+    postgresVersion = await serverVersion(ours);
+    await ours.close();
+    await portkey.close();
+    await upstream.close();
+  }
+  if (ours.output.errorLines > 0)
+    problems.push(
+      `ours logged ${ours.output.errorLines} error lines: ${ours.output.samples.join('').slice(0, 500)}`,
+    );
+  const summary = summarise(runs);
+  const get = (k: string) => summary[k];
+  const direct = get('direct chat sequential');
+  const oursSeq = get('ours chat sequential');
+  const pkSeq = get('portkey chat sequential');
+  const record: PeersRecord = {
+    scenario: 'peers',
+    startedAt,
+    git: readGitInfo(),
+    machine: describeMachine({ loadAtStart, postgresVersion, redisReal: true }),
+    settings,
+    versions: { portkey: portkeyVersion() },
+    preflight: preflightResults,
+    runs,
+    summary,
+    ratios: {
+      loadedReqPerSecOursOverPortkey: get('portkey chat loaded')
+        ? round2(
+            (get('ours chat loaded')?.requestsPerSec ?? 0) /
+              (get('portkey chat loaded')?.requestsPerSec ?? 1),
+          )
+        : null,
+      loadedReqPerSecOursOverDirect: roundTo(
+        (get('ours chat loaded')?.requestsPerSec ?? 0) / (get('direct chat loaded')?.requestsPerSec ?? 1),
+        3,
+      ),
+      sequentialAddedMsOurs: {
+        p50: round2((oursSeq?.p50 ?? 0) - (direct?.p50 ?? 0)),
+        p99: round2((oursSeq?.p99 ?? 0) - (direct?.p99 ?? 0)),
+      },
+      sequentialAddedMsPortkey: pkSeq
+        ? { p50: round2(pkSeq.p50 - (direct?.p50 ?? 0)), p99: round2(pkSeq.p99 - (direct?.p99 ?? 0)) }
+        : null,
+    },
+    ours: {
+      logLinesPerRequest: oursRequests > 0 ? roundTo((ours.output.lines - linesBefore) / oursRequests, 2) : 0,
+      errorLines: ours.output.errorLines,
+      peakRssMb: peaks.ours,
+    },
+    portkey: { peakRssMb: peaks.portkey },
+    problems,
+  };
+  if (problems.length > 0) {
+    console.error(`NOT RECORDED:\n${problems.join('\n')}`);
+    console.log(markdownOf(record, null));
+    return 1;
+  }
+  if (!shouldRecord) {
+    console.log(markdownOf(record, null));
+    return 0;
+  }
+  const files = recordSideBySide({
+    kind: 'peers',
+    startedAt,
+    sha: record.git.sha,
+    record,
+    svg: chartOf(record),
+    markdown: (f) => markdownOf(record, f),
+  });
+  console.log(markdownOf(record, files));
+  console.log(`recorded bench/results/${files.json}, ${files.svg} and appended to bench/results/README.md`);
+  return 0;
+}
+
+async function serverVersion(ours: OurGateway): Promise<string | null> {
+  const [row] = await ours.database.db
+    .query<{ server_version: string }>('SHOW server_version')
+    .catch(() => [] as { server_version: string }[]);
+  return row?.server_version ?? null;
+}
+
+function portkeyVersion(): string {
+  const file = path.join(REPO_ROOT, 'node_modules', '@portkey-ai', 'gateway', 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,337 @@
+import { execFileSync, fork } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { describeMachine, type MachineInfo, readGitInfo } from '../report/machine';
+import { COLORS, renderBarChart } from '../report/svg';
+import { memoryMbOf, sampleRss } from './processes';
+import { median, recordSideBySide, round2 } from './record';
+import { type OurGateway, startOurGateway, startUpstream, type Upstream } from './services';
+import type { StreamClientResult, StreamClientSpec } from './stream-client';
+
+const USAGE = `Usage: npm run streams -w @platform/bench -- [options]
+  N concurrent SSE streams through our gateway (built dist/, NODE_ENV=production,
+  Postgres, Redis), fed by a slow-drip OpenAI fake in its own process, and the
+  same streams straight from the fake as the floor, alternating, in one run.
+  --streams <list>   concurrent streams per run, comma-separated (default 1000,2000)
+  --chunks <n>       content chunks per stream (default 20)
+  --interval <ms>    upstream delay between chunks (default 100)
+  --rounds <n>       alternating rounds (default 2)
+  --cpu-prof <dir>   run our gateway under node --cpu-prof
+  --gateway-node-args "<flags>"  extra node flags for our gateway (e.g. --max-semi-space-size=4)
+  --no-record        print only
+Needs TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_REDIS_URL) and a built apps/gateway/dist.
+The client holds 'streams' sockets: ulimit -n must allow it (checked).`;
+
+type Target = 'direct' | 'ours';
+
+export type StreamRun = StreamClientResult & {
+  round: number;
+  target: Target;
+  /** Highest RSS sampled every 50 ms during the run, MB: ours, or for direct the upstream fake's (a bare Node server holding the same streams). */
+  peakRssMb: number;
+  /** Ours only: event-loop delay during the run from its /metrics (prom-client, reset at each scrape), ms. */
+  eventLoopDelayMs: { p50: number; p99: number; max: number } | null;
+};
+
+type Comparison = {
+  streams: number;
+  direct: {
+    ttfcP50: number;
+    ttfcP99: number;
+    latenessP50: number;
+    latenessP99: number;
+    completed: number;
+    /** The upstream fake's peak RSS while serving the streams directly. */
+    upstreamPeakRssMb: number;
+  };
+  ours: {
+    ttfcP50: number;
+    ttfcP99: number;
+    latenessP50: number;
+    latenessP99: number;
+    completed: number;
+    peakRssMb: number;
+    loopDelayP99Ms: number;
+    loopDelayMaxMs: number;
+  };
+  /** Ours minus direct, medians over rounds. */
+  added: { ttfcP50: number; chunkDelayP50: number; chunkDelayP99: number };
+};
+
+export type StreamsRecord = {
+  scenario: 'streams';
+  startedAt: string;
+  git: ReturnType<typeof readGitInfo>;
+  machine: MachineInfo;
+  settings: { streams: number[]; chunks: number; intervalMs: number; rounds: number };
+  runs: StreamRun[];
+  comparisons: Comparison[];
+  ours: { idleRssMb: number; peakRssMbProcess: number; errorLines: number };
+  problems: string[];
+};
+
+function runClient(spec: StreamClientSpec): Promise<StreamClientResult> {
+  const child = fork(path.join(__dirname, 'stream-client.ts'), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once(
+      'message',
+      (m: { type: 'result'; result: StreamClientResult } | { type: 'failed'; message: string }) =>
+        m.type === 'result' ? resolve(m.result) : reject(new Error(m.message)),
+    );
+    child.once('exit', (code) => reject(new Error(`stream client exited with ${code}`)));
+    child.send(spec);
+  });
+}
+
+/** Event-loop delay since the previous scrape, from prom-client's default metrics. */
+async function scrapeLoopDelay(url: string): Promise<{ p50: number; p99: number; max: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (name: string) => {
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+    return round2(Number(line?.slice(line.lastIndexOf(' ') + 1) ?? 0) * 1000);
+  };
+  return {
+    p50: value('nodejs_eventloop_lag_p50_seconds'),
+    p99: value('nodejs_eventloop_lag_p99_seconds'),
+    max: value('nodejs_eventloop_lag_max_seconds'),
+  };
+}
+
+const MESSAGES = [{ role: 'user', content: 'Stream to the benchmark.' }];
+
+function specFor(
+  target: Target,
+  n: number,
+  s: { upstream: Upstream; ours: OurGateway },
+  chunks: number,
+  intervalMs: number,
+): StreamClientSpec {
+  const common = { streams: n, expectChunks: chunks, chunkIntervalMs: intervalMs, timeoutMs: 60_000 };
+  return target === 'direct'
+    ? {
+        ...common,
+        url: `${s.upstream.baseURL}/chat/completions`,
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-server-groq-0002' },
+        body: JSON.stringify({ model: 'free-a', messages: MESSAGES, stream: true }),
+      }
+    : {
+        ...common,
+        url: `${s.ours.url}/api/v1/ai/chat/stream`,
+        headers: { 'content-type': 'application/json', 'x-api-key': s.ours.apiKey },
+        body: JSON.stringify({ lane: 'free', project_id: 'bench', messages: MESSAGES }),
+      };
+}
+
+function compare(runs: StreamRun[], n: number): Comparison {
+  const of = (t: Target) => runs.filter((r) => r.streams === n && r.target === t);
+  const med = (t: Target, f: (r: StreamRun) => number) => round2(median(of(t).map(f)));
+  const side = (t: Target) => ({
+    ttfcP50: med(t, (r) => r.ttfcMs.p50),
+    ttfcP99: med(t, (r) => r.ttfcMs.p99),
+    latenessP50: med(t, (r) => r.chunkLatenessMs.p50),
+    latenessP99: med(t, (r) => r.chunkLatenessMs.p99),
+    completed: Math.min(...of(t).map((r) => r.completed)),
+  });
+  const direct = {
+    ...side('direct'),
+    upstreamPeakRssMb: Math.max(...of('direct').map((r) => r.peakRssMb ?? 0)),
+  };
+  const ours = {
+    ...side('ours'),
+    peakRssMb: Math.max(...of('ours').map((r) => r.peakRssMb ?? 0)),
+    loopDelayP99Ms: med('ours', (r) => r.eventLoopDelayMs?.p99 ?? 0),
+    loopDelayMaxMs: Math.max(...of('ours').map((r) => r.eventLoopDelayMs?.max ?? 0)),
+  };
+  return {
+    streams: n,
+    direct,
+    ours,
+    added: {
+      ttfcP50: round2(ours.ttfcP50 - direct.ttfcP50),
+      chunkDelayP50: round2(ours.latenessP50 - direct.latenessP50),
+      chunkDelayP99: round2(ours.latenessP99 - direct.latenessP99),
+    },
+  };
+}
+
+function markdownOf(r: StreamsRecord, files: { json: string; svg: string } | null): string {
+  const m = r.machine;
+  const lines = [
+    `## Stream capacity: ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${r.git.sha}${r.git.dirtyFiles.length ? ` + ${r.git.dirtyFiles.length} uncommitted files` : ''}`,
+    '',
+    `Node ${m.node}, ${m.cpuModel}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}; Postgres ${m.postgres.version}, Redis real; load average ${m.loadAverage.start} -> ${m.loadAverage.end}.`,
+    `N streams opened at once by an undici client in its own process; the OpenAI fake (own process) sends ${r.settings.chunks} content chunks ${r.settings.intervalMs} ms apart; ours = \`apps/gateway/dist/main.js\`, \`NODE_ENV=production\`, Postgres, Redis, API key, limits and usage on. ${r.settings.rounds} alternating rounds, medians. TTFC = request start to first content chunk; chunk lateness = arrival − start − k × ${r.settings.intervalMs} ms for chunk k; "added" = ours − direct. Loop delay from ours' /metrics (prom-client), RSS sampled every 50 ms.${files ? ` Files: [${files.json}](${files.json}), chart [${files.svg}](${files.svg}).` : ''}`,
+    '',
+    files ? `![stream capacity chart](${files.svg})\n` : '',
+    '| streams | completed direct / ours | TTFC p50 direct / ours | added TTFC p50 | chunk lateness p99 direct / ours | added per-chunk delay p50 / p99 | ours peak RSS MB (the fake, direct) | ours loop delay p99 / max ms |',
+    '|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...r.comparisons.map(
+      (c) =>
+        `| ${c.streams} | ${c.direct.completed} / ${c.ours.completed} | ${c.direct.ttfcP50} / ${c.ours.ttfcP50} | **${c.added.ttfcP50}** | ${c.direct.latenessP99} / ${c.ours.latenessP99} | ${c.added.chunkDelayP50} / **${c.added.chunkDelayP99}** | **${c.ours.peakRssMb}** (${c.direct.upstreamPeakRssMb}) | ${c.ours.loopDelayP99Ms} / ${c.ours.loopDelayMaxMs} |`,
+    ),
+    '',
+    `Targets at 2,000 streams: added per-chunk delay p99 ≤ 50 ms, added TTFC p50 ≤ 200 ms, peak RSS ≤ 250 MB. Ours idle RSS ${r.ours.idleRssMb} MB, process peak (VmHWM) ${r.ours.peakRssMbProcess} MB, ${r.ours.errorLines} error log lines.`,
+    r.problems.length ? `Problems: ${r.problems.join('; ')}.` : '',
+    '',
+  ];
+  return lines.filter((l, i) => l !== '' || lines[i - 1] !== '').join('\n');
+}
+
+function chartOf(r: StreamsRecord): string {
+  return renderBarChart(
+    `Concurrent SSE streams through the gateway, ${r.startedAt.slice(0, 10)} (${r.git.sha})`,
+    [
+      `${r.settings.chunks} chunks ${r.settings.intervalMs} ms apart per stream; direct = the same streams straight from the upstream fake.`,
+      `${r.machine.cores} cores ${r.machine.cpuModel}, Node ${r.machine.node}, load avg ${r.machine.loadAverage.start}; medians of ${r.settings.rounds} rounds.`,
+    ],
+    r.comparisons.flatMap((c) => [
+      {
+        title: `${c.streams} streams: time to first chunk p50, and per-chunk lateness p99 (ms, lower is better)`,
+        unit: 'ms',
+        bars: [
+          { label: 'TTFC p50 direct', value: c.direct.ttfcP50, color: COLORS.direct },
+          { label: 'TTFC p50 ours', value: c.ours.ttfcP50, color: COLORS.ours },
+          { label: 'lateness p99 direct', value: c.direct.latenessP99, color: COLORS.direct },
+          { label: 'lateness p99 ours', value: c.ours.latenessP99, color: COLORS.ours },
+        ],
+      },
+      {
+        title: `${c.streams} streams: peak RSS, ours and the bare upstream fake holding the same streams (MB)`,
+        unit: 'MB',
+        bars: [
+          { label: 'fake, direct', value: c.direct.upstreamPeakRssMb, color: COLORS.direct },
+          { label: 'ours peak RSS', value: c.ours.peakRssMb, color: COLORS.ours },
+        ],
+      },
+    ]),
+  );
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      streams: { type: 'string', default: '1000,2000' },
+      chunks: { type: 'string', default: '20' },
+      interval: { type: 'string', default: '100' },
+      rounds: { type: 'string', default: '2' },
+      'cpu-prof': { type: 'string' },
+      'gateway-node-args': { type: 'string', default: '' },
+      'no-record': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const settings = {
+    streams: values.streams.split(',').map(Number),
+    chunks: Number(values.chunks),
+    intervalMs: Number(values.interval),
+    rounds: Number(values.rounds),
+  };
+  const databaseServerUrl = process.env.TEST_DATABASE_URL;
+  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
+  if (!databaseServerUrl || !redisUrl) throw new Error(`set TEST_DATABASE_URL and TEST_REDIS_URL\n${USAGE}`);
+  // Each process holds one socket per stream (the gateway two), plus its own files.
+  const fdLimit = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
+  const needed = 2 * Math.max(...settings.streams) + 200;
+  if (fdLimit !== 'unlimited' && Number(fdLimit) < needed)
+    throw new Error(
+      `ulimit -n is ${fdLimit}; ${needed} file descriptors are needed (raise it: ulimit -n ${needed})`,
+    );
+  const loadAtStart = round2(os.loadavg()[0] ?? 0);
+  const startedAt = new Date().toISOString();
+  const chunks = Array.from({ length: settings.chunks }, (_, i) => `c${String(i).padStart(2, '0')} `);
+  const upstream = await startUpstream({ chunks, chunkDelayMs: settings.intervalMs });
+  const cpuProf = values['cpu-prof'];
+  const ours = await startOurGateway(upstream, {
+    databaseServerUrl,
+    redisUrl,
+    nodeArgs: [
+      ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []),
+      ...values['gateway-node-args'].split(' ').filter(Boolean),
+    ],
+  });
+  const services = { upstream, ours };
+  const runs: StreamRun[] = [];
+  const problems: string[] = [];
+  let idleRssMb = 0;
+  let peakRssMbProcess = 0;
+  let postgresVersion: string | null = null;
+  try {
+    // One stream first: the path works, and the process is warm.
+    await runClient(specFor('ours', 1, services, settings.chunks, 1));
+    idleRssMb = memoryMbOf(ours.pid).rss;
+    for (const n of settings.streams) {
+      for (let round = 1; round <= settings.rounds; round += 1) {
+        const order: Target[] = round % 2 === 1 ? ['direct', 'ours'] : ['ours', 'direct'];
+        for (const target of order) {
+          await sleep(1000);
+          if (target === 'ours') await scrapeLoopDelay(ours.url);
+          const rss = sampleRss(target === 'ours' ? ours.pid : upstream.pid);
+          const result = await runClient(specFor(target, n, services, settings.chunks, settings.intervalMs));
+          const peakRssMb = rss.stop();
+          const eventLoopDelayMs = target === 'ours' ? await scrapeLoopDelay(ours.url) : null;
+          runs.push({ ...result, round, target, peakRssMb, eventLoopDelayMs });
+          if (result.failed > 0)
+            problems.push(
+              `${n} streams, ${target}, round ${round}: ${result.failed} failed (${result.firstErrors.join(' | ')})`,
+            );
+          console.log(
+            `${n} streams ${target.padEnd(6)} round ${round}: completed ${result.completed}/${n}, TTFC p50 ${result.ttfcMs.p50} p99 ${result.ttfcMs.p99}, lateness p50 ${result.chunkLatenessMs.p50} p99 ${result.chunkLatenessMs.p99} ms, peak RSS ${peakRssMb} MB${eventLoopDelayMs ? `, loop p99 ${eventLoopDelayMs.p99} max ${eventLoopDelayMs.max} ms` : ''}`,
+          );
+        }
+      }
+    }
+    peakRssMbProcess = memoryMbOf(ours.pid).peak;
+    const [row] = await ours.database.db.query<{ server_version: string }>('SHOW server_version');
+    postgresVersion = row?.server_version ?? null;
+  } finally {
+    await ours.close();
+    await upstream.close();
+  }
+  if (ours.output.errorLines > 0)
+    problems.push(
+      `ours logged ${ours.output.errorLines} error lines: ${ours.output.samples.join('').slice(0, 500)}`,
+    );
+  const record: StreamsRecord = {
+    scenario: 'streams',
+    startedAt,
+    git: readGitInfo(),
+    machine: describeMachine({ loadAtStart, postgresVersion, redisReal: true }),
+    settings,
+    runs,
+    comparisons: settings.streams.map((n) => compare(runs, n)),
+    ours: { idleRssMb, peakRssMbProcess, errorLines: ours.output.errorLines },
+    problems,
+  };
+  // Failed streams are a finding, not a reason to drop the run: they are in the table and the problems line.
+  if (values['no-record']) {
+    console.log(markdownOf(record, null));
+    return problems.length ? 1 : 0;
+  }
+  const files = recordSideBySide({
+    kind: 'streams',
+    startedAt,
+    sha: record.git.sha,
+    record,
+    svg: chartOf(record),
+    markdown: (f) => markdownOf(record, f),
+  });
+  console.log(markdownOf(record, files));
+  console.log(`recorded bench/results/${files.json}, ${files.svg} and appended to bench/results/README.md`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createTestDatabase, type OpenAIBehaviour, type TestDatabase } from '@platform/testing';
+import { generateApiKey, hashApiKey } from '../../../apps/gateway/src/api-keys/hash';
+import { insertApiKeyWithinLimit } from '../../../apps/gateway/src/api-keys/repo';
+import { PrismaClient } from '../../../apps/gateway/src/generated/prisma/client';
+import { upsertUserByEmail } from '../../../apps/gateway/src/users/repo';
+import { SERVER_KEYS, TEST_LANES } from '../../../apps/gateway/test/support/ai-harness';
+import { forkBenchChild, freePort, REPO_ROOT, type ServiceProcess, startNodeService } from './processes';
+import type { UpstreamCount, UpstreamInfo } from './upstream-main';
+
+export type Upstream = {
+  url: string;
+  baseURL: string;
+  pid: number;
+  /** Requests the fake has served so far. */
+  requests(): Promise<number>;
+  close(): Promise<void>;
+};
+
+/** The OpenAI fake of @platform/testing in its own process. */
+export async function startUpstream(behaviour: OpenAIBehaviour): Promise<Upstream> {
+  const { info, pid, child, close } = await forkBenchChild<UpstreamInfo>(
+    path.join(__dirname, 'upstream-main.ts'),
+    [JSON.stringify(behaviour)],
+  );
+  return {
+    ...info,
+    pid,
+    requests: () =>
+      new Promise((resolve) => {
+        child.once('message', (m) => resolve((m as UpstreamCount).requests));
+        child.send('count');
+      }),
+    close,
+  };
+}
+
+export type OurGateway = ServiceProcess & { apiKey: string; database: TestDatabase };
+
+/** The node flags of the production image (Dockerfile, runtime CMD). */
+export const PRODUCTION_NODE_ARGS = ['--enable-source-maps'];
+
+const GATEWAY_DIST = path.join(REPO_ROOT, 'apps', 'gateway', 'dist', 'main.js');
+const MIGRATIONS_DIR = path.join(REPO_ROOT, 'apps', 'gateway', 'prisma', 'migrations');
+
+/**
+ * Our gateway as production runs it: `node apps/gateway/dist/main.js` with
+ * NODE_ENV=production, a fresh migrated Postgres database, Redis, LOG_LEVEL
+ * info to stdout (a pipe, read and counted by the bench), and one real API key
+ * issued beforehand in that database. Limits and usage recording are on; the
+ * rate limit and token budget are set out of reach so they are checked on every
+ * request but never answer 429. SMTP_URL points at a closed port (production
+ * requires one; no mail is sent).
+ */
+export async function startOurGateway(
+  upstream: Upstream,
+  opts: { databaseServerUrl: string; redisUrl: string; nodeArgs?: string[] },
+): Promise<OurGateway> {
+  const database = await createTestDatabase({
+    migrationsDir: MIGRATIONS_DIR,
+    serverUrl: opts.databaseServerUrl,
+  });
+  if (!database.url) throw new Error('the peers bench needs Postgres (TEST_DATABASE_URL)');
+  const secret = `bench-secret-${randomBytes(16).toString('hex')}`;
+  const prisma = new PrismaClient({ adapter: database.adapter });
+  const user = await upsertUserByEmail(prisma, `bench-peers-${process.pid}@example.com`);
+  const { key, prefix } = generateApiKey();
+  await insertApiKeyWithinLimit(
+    prisma,
+    { userId: user.id, name: 'bench', scope: 'ai', prefix, hash: hashApiKey(key, secret) },
+    5,
+  );
+  await prisma.$disconnect();
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-peers-'));
+  const lanesFile = path.join(dir, 'lanes.json');
+  writeFileSync(lanesFile, JSON.stringify(TEST_LANES));
+  const providers = ['openrouter', 'groq', 'cerebras', 'google', 'openai', 'elevenlabs'];
+  const port = await freePort();
+  const service = await startNodeService({
+    name: 'ours',
+    script: GATEWAY_DIST,
+    nodeArgs: [...PRODUCTION_NODE_ARGS, ...(opts.nodeArgs ?? [])],
+    port,
+    readyPath: '/health',
+    env: {
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: database.url,
+      REDIS_URL: opts.redisUrl,
+      SMTP_URL: 'smtp://127.0.0.1:9',
+      GATEWAY_PUBLIC_URL: 'http://gateway.bench',
+      GATEWAY_SECRET: secret,
+      AI_LANES_CONFIG: lanesFile,
+      AI_PROVIDER_BASE_URLS: providers.map((p) => `${p}=${upstream.baseURL}`).join(','),
+      AI_UPSTREAM_TIMEOUT_MS: '30000',
+      PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      AI_RATE_LIMIT_PER_MINUTE: '1000000000',
+      AI_DAILY_TOKEN_BUDGET: '1000000000000000',
+      ...SERVER_KEYS,
+    },
+  });
+  return {
+    ...service,
+    apiKey: key,
+    database,
+    async close() {
+      await service.close();
+      await database.drop();
+    },
+  };
+}
+
+const PORTKEY_ENTRY = path.join(
+  REPO_ROOT,
+  'node_modules',
+  '@portkey-ai',
+  'gateway',
+  'build',
+  'start-server.js',
+);
+
+/** Portkey's open-source gateway (npm @portkey-ai/gateway) as its README starts it, headless, production. */
+export async function startPortkey(): Promise<ServiceProcess> {
+  const port = await freePort();
+  return startNodeService({
+    name: 'portkey',
+    script: PORTKEY_ENTRY,
+    args: [`--port=${port}`, '--headless'],
+    port,
+    readyPath: '/',
+    env: { NODE_ENV: 'production' },
+  });
+}
