@@ -3,6 +3,7 @@ import {
   eventually,
   type PrivateServer,
   probeConcurrently,
+  reportFaultFigures,
   startPrivatePostgres,
   startPrivateRedis,
   unexpectedAnswers,
@@ -117,7 +118,9 @@ describe('gateway with a storage server stopped', () => {
       request_id: expect.any(String),
     });
     await redis.start();
+    const restarted = Date.now();
     expect(await eventually(canSignInAndCall)).toBe(true);
+    reportFaultFigures('gateway with Redis down', answers, Date.now() - restarted);
     expect((await readiness()).status).toBe(200);
   }, 30_000);
 
@@ -130,7 +133,9 @@ describe('gateway with a storage server stopped', () => {
     const answers = await probeConcurrently(probes(), 3);
     expect(unexpectedAnswers(answers, POSTGRES_DOWN, HTML_PAGES)).toEqual([]);
     await postgres.start();
+    const restarted = Date.now();
     expect(await eventually(canSignInAndCall)).toBe(true);
+    reportFaultFigures('gateway with Postgres down', answers, Date.now() - restarted);
     expect((await readiness()).status).toBe(200);
   }, 30_000);
 });

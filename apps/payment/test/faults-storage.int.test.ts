@@ -4,6 +4,7 @@ import {
   eventually,
   type PrivateServer,
   probeConcurrently,
+  reportFaultFigures,
   startPrivatePostgres,
   startPrivateRedis,
   unexpectedAnswers,
@@ -105,7 +106,9 @@ describe('payment with a storage server stopped', () => {
       request_id: expect.any(String),
     });
     await redis.start();
+    const restarted = Date.now();
     expect(await eventually(statusAnswers)).toBe(true);
+    reportFaultFigures('payment with Redis down', answers, Date.now() - restarted);
     expect((await readiness()).status).toBe(200);
   }, 30_000);
 
@@ -118,7 +121,9 @@ describe('payment with a storage server stopped', () => {
     const answers = await probeConcurrently(probes, 3);
     expect(unexpectedAnswers(answers, POSTGRES_DOWN)).toEqual([]);
     await postgres.start();
+    const restarted = Date.now();
     expect(await eventually(statusAnswers)).toBe(true);
+    reportFaultFigures('payment with Postgres down', answers, Date.now() - restarted);
     expect((await readiness()).status).toBe(200);
   }, 30_000);
 });

@@ -159,6 +159,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisKeyValueStore
       };
     },
     async ping() {
+      if (DOWN_STATES.has(redis.status)) return false;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<false>((resolve) => {
         timer = setTimeout(() => resolve(false), options.pingTimeoutMs ?? 2000);

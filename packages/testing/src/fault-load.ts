@@ -4,7 +4,7 @@ import type { Test } from 'supertest';
 export type EndpointProbe = { name: string; send(): Test };
 
 /** What one request got; `status` is null when nothing came back within the bound. */
-export type ProbeAnswer = { name: string; status: number | null; body: unknown; json: boolean };
+export type ProbeAnswer = { name: string; status: number | null; body: unknown; json: boolean; ms: number };
 
 /** Sends every probe `rounds` times, all at once, each bounded by `limitMs`. */
 export function probeConcurrently(
@@ -14,16 +14,24 @@ export function probeConcurrently(
 ): Promise<ProbeAnswer[]> {
   const calls: Promise<ProbeAnswer>[] = [];
   for (let i = 0; i < rounds; i++)
-    for (const probe of probes)
+    for (const probe of probes) {
+      const started = Date.now();
       calls.push(
         probe
           .send()
           .timeout(limitMs)
           .then(
-            (res) => ({ name: probe.name, status: res.status, body: res.body, json: /json/.test(res.type) }),
-            () => ({ name: probe.name, status: null, body: null, json: false }),
+            (res) => ({
+              name: probe.name,
+              status: res.status,
+              body: res.body,
+              json: /json/.test(res.type),
+              ms: Date.now() - started,
+            }),
+            () => ({ name: probe.name, status: null, body: null, json: false, ms: Date.now() - started }),
           ),
       );
+    }
   return Promise.all(calls);
 }
 
@@ -64,4 +72,31 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_0
     await new Promise((r) => setTimeout(r, 200));
   }
   return false;
+}
+
+/**
+ * With FAULT_REPORT=1, prints what a fault test measured (for docs/reliability.md);
+ * figures are reported, never asserted.
+ */
+export function reportFaultFigures(label: string, answers: ProbeAnswer[], recoveryMs?: number): void {
+  if (!process.env.FAULT_REPORT) return;
+  const ms = answers.map((a) => a.ms).sort((x, y) => x - y);
+  const p = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))];
+  const statuses: Record<string, number> = {};
+  for (const a of answers) statuses[String(a.status)] = (statuses[String(a.status)] ?? 0) + 1;
+  process.stdout.write(
+    `${JSON.stringify({
+      label,
+      requests: ms.length,
+      p50_ms: p(0.5),
+      p99_ms: p(0.99),
+      max_ms: ms.at(-1),
+      slowest: [...answers]
+        .sort((x, y) => y.ms - x.ms)
+        .slice(0, 3)
+        .map((a) => `${a.name} ${a.status} ${a.ms}ms`),
+      statuses,
+      recovery_ms: recoveryMs,
+    })}\n`,
+  );
 }
