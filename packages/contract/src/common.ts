@@ -63,17 +63,24 @@ export const ZReadinessResponse = z
   .meta({ id: 'ReadinessResponse' });
 export type ReadinessResponse = z.infer<typeof ZReadinessResponse>;
 
+const CONTROL = /\p{Cc}/u;
+
 /**
- * True when the string has no lone UTF-16 surrogate. JSON may carry `"\ud800"`,
- * which no UTF-8 encoder, URL encoder or HTTP header can represent: Stripe's
- * client throws `URIError` on it, so such strings are refused at the edge.
+ * True when the string has no lone UTF-16 surrogate and no control character.
+ * JSON may carry `"\ud800"`, which no UTF-8 encoder, URL encoder or HTTP header
+ * can represent (Stripe's client throws `URIError` on it), and `"\u0000"`, which
+ * Postgres cannot store in text; identifiers have no use for either, so such
+ * strings are refused at the edge.
  */
 export function isWellFormedText(value: string): boolean {
-  return value.isWellFormed();
+  return value.isWellFormed() && !CONTROL.test(value);
 }
 
-/** The refinement every identifier and URL field carries; a failure is 400 validation failed. */
-export const WELL_FORMED = [isWellFormedText, { message: 'must be well-formed Unicode text' }] as const;
+/** The refinement every identifier field carries; a failure is 400 validation failed. */
+export const WELL_FORMED = [
+  isWellFormedText,
+  { message: 'must be well-formed Unicode text without control characters' },
+] as const;
 
 /** Longest URL we accept; browsers and Stripe cope with it, longer ones are abuse. */
 export const MAX_URL_LENGTH = 2048;

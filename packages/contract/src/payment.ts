@@ -158,8 +158,17 @@ export const ZIdempotencyKey = z.string().min(1).max(255).meta({
  */
 export const ZStripeWebhookEvent = z
   .looseObject({
-    id: z.string().min(1).max(255).meta({ example: 'evt_1Qx12AbCd' }),
-    type: z.string().max(255).meta({ example: 'customer.subscription.updated' }),
+    id: z
+      .string()
+      .min(1)
+      .max(255)
+      .refine(...WELL_FORMED)
+      .meta({ example: 'evt_1Qx12AbCd' }),
+    type: z
+      .string()
+      .max(255)
+      .refine(...WELL_FORMED)
+      .meta({ example: 'customer.subscription.updated' }),
     created: z
       .number()
       .int()
