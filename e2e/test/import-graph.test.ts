@@ -79,6 +79,36 @@ describe('import graph', () => {
     },
   );
 
+  it('bench, e2e and the packages reach an app only through its @platform/<app>/testing export', () => {
+    const dirs = [
+      'bench/src',
+      'e2e/test',
+      ...fs
+        .readdirSync(path.join(ROOT, 'packages'))
+        .flatMap((p) => [`packages/${p}/src`, `packages/${p}/test`]),
+    ];
+    const reaching = dirs
+      .map((dir) => path.join(ROOT, dir))
+      .filter((dir) => fs.existsSync(dir))
+      .flatMap((dir) =>
+        fs
+          .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => path.join(dir, f)),
+      )
+      .flatMap((file) =>
+        ts
+          .preProcessFile(fs.readFileSync(file, 'utf8'), true, true)
+          .importedFiles.map((i) => i.fileName)
+          .filter((spec) => spec.startsWith('.'))
+          .filter((spec) =>
+            path.relative(ROOT, path.resolve(path.dirname(file), spec)).startsWith(`apps${path.sep}`),
+          )
+          .map((spec) => `${path.relative(ROOT, file)} imports ${spec}`),
+      );
+    expect(reaching).toEqual([]);
+  });
+
   it('finds a cycle when there is one', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'graph-'));
     fs.writeFileSync(path.join(dir, 'a.ts'), "import { b } from './b';\nexport const a = b;\n");

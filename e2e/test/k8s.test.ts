@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ZGatewayEnv } from '@platform/gateway/testing';
+import { ZPaymentEnv } from '@platform/payment/testing';
 import type { z } from 'zod';
-import { ZGatewayEnv } from '../../apps/gateway/src/env';
-import { ZPaymentEnv } from '../../apps/payment/src/env';
 import { containerEnvironment, ROOT, readCompose, readEnvExample } from './support/compose';
 import { type K8sObject, renderKustomization } from './support/kustomize';
 

@@ -10,8 +10,8 @@ import {
 
 const h = useIdentityHarness();
 
-const ANY_ID = expect.any(String);
 const DAY = 24 * 60 * 60 * 1000;
+const ANY_ID = expect.any(String);
 
 function setCookieLine(res: request.Response): string {
   const raw = res.headers['set-cookie'] as unknown as string[] | undefined;

@@ -27,7 +27,6 @@ const API_BODY_LIMIT = '100kb';
  * runs before body parsing so an anonymous caller never gets a body parsed.
  */
 export function createApp(deps: PaymentDeps): Express {
-  const now = deps.now ?? (() => new Date());
   const { app, metrics } = createServiceApp({
     service: SERVICE_NAME,
     logger: deps.logger,
@@ -37,7 +36,7 @@ export function createApp(deps: PaymentDeps): Express {
   app.use(createHealthRouter(SERVICE_NAME, () => buildPaymentOpenApi()));
   app.use(createDocsRouter(() => buildPaymentOpenApi()));
   app.get('/metrics', metrics.handler);
-  app.use(createWebhookRouter({ ...deps, now }));
+  app.use(createWebhookRouter(deps));
 
   const api = Router();
   api.use(requireApiKey(deps.env.PAYMENT_MS_API_KEY));
@@ -48,7 +47,6 @@ export function createApp(deps: PaymentDeps): Express {
     createSubscriptionRouter(
       createSubscriptionStatusReader({
         ...deps,
-        now,
         maxAgeMs: deps.env.PAYMENT_SUBSCRIPTION_MAX_AGE_SECONDS * 1000,
       }),
     ),

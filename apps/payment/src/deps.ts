@@ -12,6 +12,6 @@ export type PaymentDeps = {
   /** Shared expiring state: rate-limit counters and idempotency fingerprints (Redis or in-process). */
   kv: KeyValueStore;
   stripe: Stripe;
-  /** Current time; tests replace it to age subscription snapshots. Default: the system clock. */
-  now?: () => Date;
+  /** Current time; main.ts passes the system clock, tests one they move to age subscription snapshots. */
+  now: () => Date;
 };

@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const { kv } = storage;
   const prisma = new PrismaClient({ adapter: storage.db.adapter });
   const stripe = createStripeClient(env);
-  const app = createApp({ env, logger, prisma, kv, stripe });
+  const app = createApp({ env, logger, prisma, kv, stripe, now: () => new Date() });
   const closeAll = async (): Promise<void> => {
     await prisma.$disconnect();
     await storage.close();

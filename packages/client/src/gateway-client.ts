@@ -6,23 +6,25 @@ import {
   type MeResponse,
   type StoredProviderKey,
   type UsageResponse,
-  type ZChatCompletionRequest,
   ZChatCompletionResponse,
   ZHealthResponse,
-  type ZImageRequest,
   ZImageResponse,
   ZListProviderKeysResponse,
   ZMeResponse,
-  type ZMusicRequest,
-  type ZSoundFxRequest,
   ZStoredProviderKey,
-  type ZStoreProviderKeyRequest,
-  type ZTtsRequest,
-  type ZUsageQuery,
   ZUsageResponse,
 } from '@platform/contract';
 import { type ChatStream, streamChat } from './chat-stream';
-import type { ClientOptions, InputOf } from './options';
+import type {
+  ChatCompletionInput,
+  ImageInput,
+  MusicInput,
+  SoundFxInput,
+  StoreProviderKeyInput,
+  TtsInput,
+  UsageQueryInput,
+} from './inputs';
+import type { ClientOptions } from './options';
 import {
   type BinaryResponse,
   createTransport,
@@ -32,14 +34,6 @@ import {
   readNothing,
 } from './responses';
 import { type CallOptions, executeCall, type RequestSpec } from './transport';
-
-export type ChatCompletionInput = InputOf<typeof ZChatCompletionRequest>;
-export type ImageInput = InputOf<typeof ZImageRequest>;
-export type TtsInput = InputOf<typeof ZTtsRequest>;
-export type MusicInput = InputOf<typeof ZMusicRequest>;
-export type SoundFxInput = InputOf<typeof ZSoundFxRequest>;
-export type StoreProviderKeyInput = InputOf<typeof ZStoreProviderKeyRequest>;
-export type UsageQueryInput = InputOf<typeof ZUsageQuery>;
 
 /** Typed client of the AI gateway, authenticated with an API key (`x-api-key`). */
 export type GatewayClient = {

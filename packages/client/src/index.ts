@@ -7,23 +7,10 @@ export {
   PlatformClientError,
   ResponseValidationError,
 } from './errors';
-export {
-  type ChatCompletionInput,
-  createGatewayClient,
-  type GatewayClient,
-  type ImageInput,
-  type MusicInput,
-  type SoundFxInput,
-  type StoreProviderKeyInput,
-  type TtsInput,
-  type UsageQueryInput,
-} from './gateway-client';
+export { createGatewayClient, type GatewayClient } from './gateway-client';
+export type * from './inputs';
 export type { ClientOptions, InputOf } from './options';
 export {
-  type CreateCartCheckoutInput,
-  type CreateItemCheckoutInput,
-  type CreatePortalSessionInput,
-  type CreateSubscriptionCheckoutInput,
   createPaymentClient,
   type PaymentClient,
   type PaymentWriteOptions,

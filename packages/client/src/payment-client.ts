@@ -5,15 +5,17 @@ import {
   type PortalSessionResponse,
   type SubscriptionStatusResponse,
   ZCheckoutSessionResponse,
-  type ZCreateCartCheckoutRequest,
-  type ZCreateItemCheckoutRequest,
-  type ZCreatePortalSessionRequest,
-  type ZCreateSubscriptionCheckoutRequest,
   ZHealthResponse,
   ZPortalSessionResponse,
   ZSubscriptionStatusResponse,
 } from '@platform/contract';
-import type { ClientOptions, InputOf } from './options';
+import type {
+  CreateCartCheckoutInput,
+  CreateItemCheckoutInput,
+  CreatePortalSessionInput,
+  CreateSubscriptionCheckoutInput,
+} from './inputs';
+import type { ClientOptions } from './options';
 import { createTransport, type ResponseSchema, readJson } from './responses';
 import { type CallOptions, executeCall } from './transport';
 
@@ -25,11 +27,6 @@ export type PaymentWriteOptions = CallOptions & {
    */
   idempotencyKey?: string;
 };
-
-export type CreateSubscriptionCheckoutInput = InputOf<typeof ZCreateSubscriptionCheckoutRequest>;
-export type CreateItemCheckoutInput = InputOf<typeof ZCreateItemCheckoutRequest>;
-export type CreateCartCheckoutInput = InputOf<typeof ZCreateCartCheckoutRequest>;
-export type CreatePortalSessionInput = InputOf<typeof ZCreatePortalSessionRequest>;
 
 /** Typed client of the payment service; every method rejects with a `PlatformClientError` subclass. */
 export type PaymentClient = {

@@ -1,5 +1,6 @@
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { ERROR_CODES, type ErrorCode } from '@platform/errors/codes';
+import type { z } from 'zod';
 import { EXAMPLE_REQUEST_ID, ZErrorBody } from './common';
 
 const STATUS_DESCRIPTIONS: Readonly<Record<number, string>> = {
@@ -32,11 +33,23 @@ function exampleOf(code: ErrorCode): { summary: string; value: object } {
   return { summary: error, value };
 }
 
+/** How one API shapes its error responses in the OpenAPI document. */
+export type ErrorResponseStyle = {
+  /** The body schema of every error response. */
+  schema: z.ZodType;
+  /** The example body of one code. */
+  example(code: ErrorCode, status: number): { summary: string; value: object };
+  descriptions: Readonly<Record<number, string>>;
+};
+
 /**
  * Error responses of one operation, grouped by HTTP status, each status with
- * one example per error code it may carry. The body is always `ErrorBody`.
+ * one example per error code it may carry; a 429 documents Retry-After.
  */
-export function buildErrorResponses(codes: readonly ErrorCode[]): Record<string, ResponseConfig> {
+export function groupErrorResponses(
+  codes: readonly ErrorCode[],
+  style: ErrorResponseStyle,
+): Record<string, ResponseConfig> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const { status } = ERROR_CODES[code];
@@ -44,10 +57,12 @@ export function buildErrorResponses(codes: readonly ErrorCode[]): Record<string,
   }
   const responses: Record<string, ResponseConfig> = {};
   for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
-    const examples = Object.fromEntries((byStatus.get(status) ?? []).map((c) => [c, exampleOf(c)]));
+    const examples = Object.fromEntries(
+      (byStatus.get(status) ?? []).map((c) => [c, style.example(c, status)]),
+    );
     const response: ResponseConfig = {
-      description: STATUS_DESCRIPTIONS[status] ?? 'Error.',
-      content: { 'application/json': { schema: ZErrorBody, examples } },
+      description: style.descriptions[status] ?? 'Error.',
+      content: { 'application/json': { schema: style.schema, examples } },
     };
     if (status === 429) {
       response.headers = {
@@ -60,4 +75,13 @@ export function buildErrorResponses(codes: readonly ErrorCode[]): Record<string,
     responses[String(status)] = response;
   }
   return responses;
+}
+
+/** Error responses of one operation of our own APIs: the body is always `ErrorBody`. */
+export function buildErrorResponses(codes: readonly ErrorCode[]): Record<string, ResponseConfig> {
+  return groupErrorResponses(codes, {
+    schema: ZErrorBody,
+    example: exampleOf,
+    descriptions: STATUS_DESCRIPTIONS,
+  });
 }

@@ -10,6 +10,7 @@ import {
   ZOpenAiModel,
   ZOpenAiModelList,
 } from './gateway-openai';
+import { groupErrorResponses } from './openapi-errors';
 
 /** Tag of the OpenAI-compatible operations. */
 export const OPENAI_TAG = {
@@ -53,36 +54,16 @@ const STATUS_DESCRIPTIONS: Readonly<Record<number, string>> = {
 
 /** Error responses in OpenAI's shape, grouped by status, one example per code. */
 function openAiErrorResponses(codes: readonly ErrorCode[]): Record<string, ResponseConfig> {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) {
-    const { status } = ERROR_CODES[code];
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  }
-  const responses: Record<string, ResponseConfig> = {};
-  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
-    const examples = Object.fromEntries(
-      (byStatus.get(status) ?? []).map((code) => {
-        const message = EXAMPLE_MESSAGES[code] ?? ERROR_CODES[code].error;
-        const param = code === 'unsupported_parameter' ? 'logit_bias' : null;
-        const error = { message, type: typeOf(status), param, code: OPENAI_CODE_NAMES[code] ?? code };
-        return [code, { summary: message, value: { error } }];
-      }),
-    );
-    const response: ResponseConfig = {
-      description: STATUS_DESCRIPTIONS[status] ?? 'Error.',
-      content: { 'application/json': { schema: ZOpenAiErrorBody, examples } },
-    };
-    if (status === 429) {
-      response.headers = {
-        'Retry-After': {
-          description: 'Seconds to wait before retrying.',
-          schema: { type: 'integer', minimum: 0 },
-        },
-      };
-    }
-    responses[String(status)] = response;
-  }
-  return responses;
+  return groupErrorResponses(codes, {
+    schema: ZOpenAiErrorBody,
+    descriptions: STATUS_DESCRIPTIONS,
+    example: (code, status) => {
+      const message = EXAMPLE_MESSAGES[code] ?? ERROR_CODES[code].error;
+      const param = code === 'unsupported_parameter' ? 'logit_bias' : null;
+      const error = { message, type: typeOf(status), param, code: OPENAI_CODE_NAMES[code] ?? code };
+      return { summary: message, value: { error } };
+    },
+  });
 }
 
 const AUTH_ERRORS: readonly ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'internal'];

@@ -13,6 +13,7 @@ export type {
 export { createKeyValueStore, type KeyValueStoreOptions } from './kv';
 export { createMemoryStore, type MemoryStoreOptions } from './kv-memory';
 export { createRedisStore, type RedisKeyValueStore, type RedisStoreOptions } from './kv-redis';
+export { deletePrefixedKeys } from './kv-redis-admin';
 export type { KeyValueStore } from './kv-types';
 export {
   type ApplyMigrationsOptions,

@@ -1,20 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { createMemoryStore, createRedisStore, type KeyValueStore, type RedisKeyValueStore } from '../src';
+import {
+  createMemoryStore,
+  createRedisStore,
+  deletePrefixedKeys,
+  type KeyValueStore,
+  type RedisKeyValueStore,
+} from '../src';
 
 export const redisUrl = process.env.TEST_REDIS_URL;
 
 /** Deletes every key under the store's prefix, then closes it. */
 export async function dropRedisStore(store: RedisKeyValueStore): Promise<void> {
   await store.close();
-  // A connection of its own: the test may have closed the store already.
-  const admin = store.redis.duplicate();
-  let cursor = '0';
-  do {
-    const [next, keys] = await admin.scan(cursor, 'MATCH', `${store.keyPrefix}*`, 'COUNT', 500);
-    if (keys.length > 0) await admin.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await admin.quit();
+  await deletePrefixedKeys(store);
 }
 
 export type StoreFactory = {

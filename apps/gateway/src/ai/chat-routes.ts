@@ -1,6 +1,6 @@
 import { type RequestHandler, Router } from 'express';
 import { logUpstream, runAccounted } from './accounting';
-import { completeChat } from './chat';
+import { runChatCompletion, toChatCompletionResponse } from './chat';
 import { prepareChat } from './chat-request';
 import type { AiRuntime } from './runtime';
 import { streamChat } from './stream';
@@ -16,7 +16,8 @@ export function createChatRouter(rt: AiRuntime, guards: RequestHandler[]): Route
     const prepared = prepareChat(rt, req.body);
     const request = { projectId: prepared.projectId, endpoint: 'chat', lane: prepared.lane };
     await runAccounted(rt, res, request, async ({ storedKeys, clientSignal }) => {
-      const { response, result } = await completeChat(rt, prepared, storedKeys, clientSignal);
+      const result = await runChatCompletion(rt, prepared, storedKeys, clientSignal);
+      const response = toChatCompletionResponse(result);
       logUpstream(res, result);
       res.json(response);
       return { status: 200, target: result.target, usage: response.usage };

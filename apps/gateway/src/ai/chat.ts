@@ -45,25 +45,16 @@ export function runChatCompletion(
   });
 }
 
-/** A chat completion through the lane's targets, with fallback, in the native response shape. */
-export async function completeChat(
-  rt: AiRuntime,
-  prepared: PreparedChat,
-  storedKeys: StoredKeys,
-  clientSignal: AbortSignal,
-): Promise<{ response: ChatCompletionResponse; result: FallbackResult<unknown> }> {
-  const result = await runChatCompletion(rt, prepared, storedKeys, clientSignal);
+/** The answer of runChatCompletion in the native response shape. */
+export function toChatCompletionResponse(result: FallbackResult<ChatCompletion>): ChatCompletionResponse {
   const completion = result.value;
   const choice = completion.choices[0];
   return {
-    response: {
-      content: choice?.message.content ?? '',
-      // The configured id of the target that answered, not the provider's
-      // dated alias, so clients can send it back as `model`.
-      model_used: result.target.model,
-      finish_reason: choice?.finish_reason ?? 'stop',
-      usage: toChatUsage(completion.usage),
-    },
-    result,
+    content: choice?.message.content ?? '',
+    // The configured id of the target that answered, not the provider's
+    // dated alias, so clients can send it back as `model`.
+    model_used: result.target.model,
+    finish_reason: choice?.finish_reason ?? 'stop',
+    usage: toChatUsage(completion.usage),
   };
 }

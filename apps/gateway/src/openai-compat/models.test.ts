@@ -1,36 +1,23 @@
 import { AppError } from '@platform/errors';
+import { lanesConfig } from '../../test/support/lanes';
 import { parseLanesConfig } from '../ai/lanes';
 import { toOpenAiErrorBody } from './errors';
 import { listModelIds, resolveModel } from './models';
 
 const config = parseLanesConfig(
-  {
-    lanes: {
-      free: {
-        default_model: 'llama',
-        targets: [
-          { provider: 'groq', model: 'llama' },
-          { provider: 'cerebras', model: 'gpt-oss' },
-          { provider: 'google', model: 'gemini' },
-        ],
-      },
-      standard: {
-        default_model: 'openai/gpt-4o-mini',
-        targets: [
-          { provider: 'openrouter', model: 'openai/gpt-4o-mini' },
-          { provider: 'openai', model: 'gpt-4o-mini' },
-          { provider: 'groq', model: 'gpt-4o-mini' },
-        ],
-      },
-      hidden: { default_model: 'x', targets: [{ provider: 'openai', model: 'x' }] },
+  lanesConfig(
+    {
+      free: ['groq:llama', 'cerebras:gpt-oss', 'google:gemini'],
+      standard: ['openrouter:openai/gpt-4o-mini', 'openai:gpt-4o-mini', 'groq:gpt-4o-mini'],
+      hidden: ['openai:x'],
     },
-    media: {
-      image: [{ provider: 'openai', model: 'dall-e-3' }],
-      tts: [{ provider: 'openai', model: 'tts-1' }],
-      music: [{ provider: 'elevenlabs', model: 'music_v1' }],
-      soundfx: [{ provider: 'elevenlabs', model: 'sfx' }],
+    {
+      image: ['openai:dall-e-3'],
+      tts: ['openai:tts-1'],
+      music: ['elevenlabs:music_v1'],
+      soundfx: ['elevenlabs:sfx'],
     },
-  },
+  ),
   ['free', 'standard'],
   'test',
 );

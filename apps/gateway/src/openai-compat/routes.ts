@@ -1,6 +1,6 @@
 import type { Logger } from '@platform/logging';
 import { type Request, type RequestHandler, Router } from 'express';
-import { runAccounted } from '../ai/accounting';
+import { logUpstream, runAccounted } from '../ai/accounting';
 import type { AiRuntime } from '../ai/runtime';
 import { relayChatStream } from '../ai/stream';
 import { completionId, createOpenAiCompletion } from './create-chat-completion';
@@ -49,6 +49,7 @@ export function createOpenAiCompatRouter(
         return { status: outcome.status, target: outcome.result.target, usage: outcome.usage };
       }
       const { response, result } = await createOpenAiCompletion(rt, chat, storedKeys, clientSignal, who);
+      logUpstream(res, result);
       res.json(response);
       return { status: 200, target: result.target, usage: response.usage };
     });

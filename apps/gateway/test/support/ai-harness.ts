@@ -24,6 +24,7 @@ import { PrismaClient } from '../../src/generated/prisma/client';
 import { createUsageRowWriter, type UsageRowWriter } from '../../src/usage/usage-row-writer';
 import { upsertUserByEmail } from '../../src/users/repo';
 import { GATEWAY_MIGRATIONS_DIR, type GatewayInstance, startGatewayInstance } from './gateway-app';
+import { lanesConfig } from './lanes';
 
 export const PUBLIC_URL = 'http://gateway.test';
 export const SECRET = 'ai-test-secret-0123456789abcdef-0123';
@@ -42,35 +43,19 @@ export const SERVER_KEYS = {
  * Lanes for tests: one distinct model per target, so the fake can be scripted
  * per target with `setFor(model, ...)`.
  */
-export const TEST_LANES = {
-  lanes: {
-    free: {
-      default_model: 'free-a',
-      targets: [
-        { provider: 'groq', model: 'free-a' },
-        { provider: 'cerebras', model: 'free-b' },
-        { provider: 'google', model: 'free-c' },
-      ],
-    },
-    standard: {
-      default_model: 'std-1',
-      targets: [
-        { provider: 'openai', model: 'std-1' },
-        { provider: 'openrouter', model: 'std-2' },
-      ],
-    },
-    premium: { default_model: 'prem-1', targets: [{ provider: 'openai', model: 'prem-1' }] },
+export const TEST_LANES = lanesConfig(
+  {
+    free: ['groq:free-a', 'cerebras:free-b', 'google:free-c'],
+    standard: ['openai:std-1', 'openrouter:std-2'],
+    premium: ['openai:prem-1'],
   },
-  media: {
-    image: [
-      { provider: 'openai', model: 'dall-e-3' },
-      { provider: 'openrouter', model: 'img-2' },
-    ],
-    tts: [{ provider: 'openai', model: 'tts-1' }],
-    music: [{ provider: 'elevenlabs', model: 'music_v1' }],
-    soundfx: [{ provider: 'elevenlabs', model: 'sfx_v2' }],
+  {
+    image: ['openai:dall-e-3', 'openrouter:img-2'],
+    tts: ['openai:tts-1'],
+    music: ['elevenlabs:music_v1'],
+    soundfx: ['elevenlabs:sfx_v2'],
   },
-};
+);
 
 /** A JSON file in a fresh temp folder; returns its path. */
 export function writeTempJson(name: string, value: unknown): string {

@@ -7,6 +7,16 @@ import type {
 } from './objects';
 import { addCustomer, addInterval, makeId, type StripeStore } from './store';
 
+/** Changes to apply to a stored subscription, to simulate what happens over time in Stripe. */
+export type SubscriptionChange = {
+  status?: SubscriptionStatus;
+  /** Sets the period end on every item (and on the subscription when it has the legacy fields). */
+  current_period_end?: number;
+  cancel_at_period_end?: boolean;
+  canceled_at?: number | null;
+  metadata?: Metadata;
+};
+
 /** Input of `seedSubscription`: what a test needs to describe, the rest is derived like Stripe would. */
 export type SubscriptionSeed = {
   id?: string;
@@ -95,16 +105,6 @@ export function addSubscription(store: StripeStore, seed: SubscriptionSeed): Fak
   store.subscriptions.set(id, subscription);
   return subscription;
 }
-
-/** Changes to apply to a stored subscription, to simulate what happens over time in Stripe. */
-export type SubscriptionChange = {
-  status?: SubscriptionStatus;
-  /** Sets the period end on every item (and on the subscription when it has the legacy fields). */
-  current_period_end?: number;
-  cancel_at_period_end?: boolean;
-  canceled_at?: number | null;
-  metadata?: Metadata;
-};
 
 export function changeSubscription(
   store: StripeStore,
