@@ -12,6 +12,7 @@ export {
   recordHit,
   type WindowCounter,
 } from './rate-limit';
+export { createWindowLimit } from './rate-limit-middleware';
 export { type RunServerOptions, runServer } from './server';
 export { createServiceApp, type ServiceAppOptions } from './service-app';
 export { startService } from './start-service';
