@@ -48,6 +48,10 @@ export const ZGatewayEnv = z
     AI_LANES_CONFIG: z.string().optional(),
     /** Time allowed until a provider starts answering. */
     AI_UPSTREAM_TIMEOUT_MS: envFields.positiveInt(60_000),
+    /** Time allowed for a whole AI request across its fallback chain; then 504 (the spec's 60 s provider time-out). */
+    AI_REQUEST_DEADLINE_MS: envFields.positiveInt(60_000),
+    /** How long a target that timed out, refused the connection or answered 5xx is skipped. */
+    AI_CIRCUIT_COOLDOWN_MS: envFields.positiveInt(30_000),
     /** Longest silence allowed between two stream chunks. */
     AI_STREAM_IDLE_TIMEOUT_MS: envFields.positiveInt(30_000),
     /** Interval of SSE keep-alive comments; at most 15 s so idle proxies never cut a stream. */

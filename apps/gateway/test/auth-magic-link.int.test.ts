@@ -226,16 +226,37 @@ describe('verify-code', () => {
     expect(res.body).toEqual({ error: 'csrf_origin', request_id: ANY_ID });
   });
 
-  it('rate limits failed attempts per IP: after 10 failures even a valid code gets 429', async () => {
+  it('rate limits failed attempts per IP: after 10 failures wrong codes get 429, a valid code still signs in', async () => {
     const ip = '10.3.0.1';
     const attempt = (code: string | null) =>
       request(h.app).post('/api/v1/auth/verify-code').set('X-Forwarded-For', ip).send({ code });
     for (let i = 0; i < 10; i += 1) expect((await attempt(`wrong-code-${i}-padding`)).status).toBe(400);
-    const email = uniqueEmail('blocked');
+    const refused = await attempt('wrong-code-10-padding');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ error: 'rate_limited', request_id: ANY_ID });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // Someone else behind the same address (NAT, or a proxy with TRUST_PROXY_HOPS unset) is not locked out.
+    const email = uniqueEmail('neighbour');
     await requestLink({ email });
     const res = await attempt((await h.nextLink(email)).searchParams.get('code'));
-    expect(res.status).toBe(429);
-    expect(res.body).toEqual({ error: 'rate_limited', request_id: ANY_ID });
-    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(res.status).toBe(200);
+    expect(res.body.user.email).toBe(email);
+  });
+
+  it('limits attempts per code: the 6th try of one code in 15 minutes is 429, from any address', async () => {
+    const code = `replayed-code-${Date.now()}-padding`;
+    for (let i = 0; i < 5; i += 1) {
+      const res = await request(h.app)
+        .post('/api/v1/auth/verify-code')
+        .set('X-Forwarded-For', `10.4.0.${i + 1}`)
+        .send({ code });
+      expect(res.status).toBe(400);
+    }
+    const sixth = await request(h.app)
+      .post('/api/v1/auth/verify-code')
+      .set('X-Forwarded-For', '10.4.1.1')
+      .send({ code });
+    expect(sixth.status).toBe(429);
+    expect(sixth.body).toEqual({ error: 'rate_limited', request_id: ANY_ID });
   });
 });

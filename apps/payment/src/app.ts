@@ -33,7 +33,19 @@ export function createApp(deps: PaymentDeps): Express {
     trustProxyHops: deps.env.TRUST_PROXY_HOPS,
   });
 
-  app.use(createHealthRouter(SERVICE_NAME, () => buildPaymentOpenApi()));
+  app.use(
+    createHealthRouter(SERVICE_NAME, () => buildPaymentOpenApi(), [
+      {
+        name: 'database',
+        required: true,
+        check: async () => {
+          await deps.prisma.$queryRaw`SELECT 1`;
+          return true;
+        },
+      },
+      { name: 'key_value_store', required: true, check: () => deps.kv.ping() },
+    ]),
+  );
   app.use(createDocsRouter(() => buildPaymentOpenApi()));
   app.get('/metrics', metrics.handler);
   app.use(createWebhookRouter(deps));

@@ -45,6 +45,36 @@ export const ZHealthResponse = z
   .meta({ id: 'HealthResponse' });
 export type HealthResponse = z.infer<typeof ZHealthResponse>;
 
+/** State of one dependency in the readiness report. */
+export const ZDependencyState = z.enum(['up', 'down']);
+
+/** `GET /health/ready` of both services: every dependency with its state. */
+export const ZReadinessResponse = z
+  .object({
+    status: z.enum(['ready', 'not_ready']),
+    timestamp: ZIsoTimestamp.meta({ description: 'Current server time (UTC).' }),
+    service: z.string().meta({ description: 'Name of the service.', example: 'payment' }),
+    checks: z.record(z.string(), ZDependencyState).meta({
+      description:
+        'Per dependency: `database` and `key_value_store` (required), `smtp` on the gateway when SMTP_URL is set (reported, not required).',
+      example: { database: 'up', key_value_store: 'up' },
+    }),
+  })
+  .meta({ id: 'ReadinessResponse' });
+export type ReadinessResponse = z.infer<typeof ZReadinessResponse>;
+
+/**
+ * True when the string has no lone UTF-16 surrogate. JSON may carry `"\ud800"`,
+ * which no UTF-8 encoder, URL encoder or HTTP header can represent: Stripe's
+ * client throws `URIError` on it, so such strings are refused at the edge.
+ */
+export function isWellFormedText(value: string): boolean {
+  return value.isWellFormed();
+}
+
+/** The refinement every identifier and URL field carries; a failure is 400 validation failed. */
+export const WELL_FORMED = [isWellFormedText, { message: 'must be well-formed Unicode text' }] as const;
+
 /** Longest URL we accept; browsers and Stripe cope with it, longer ones are abuse. */
 export const MAX_URL_LENGTH = 2048;
 
@@ -56,7 +86,8 @@ const CONTROL_OR_SPACE = /[\s\p{Cc}]/u;
  * but a browser redirect to that raw string is not what the caller meant.
  */
 export function isHttpUrl(value: string): boolean {
-  if (!/^https?:\/\/[^/?#]/i.test(value) || CONTROL_OR_SPACE.test(value)) return false;
+  if (!/^https?:\/\/[^/?#]/i.test(value) || CONTROL_OR_SPACE.test(value) || !value.isWellFormed())
+    return false;
   try {
     const url = new URL(value);
     return (

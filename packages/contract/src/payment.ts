@@ -1,14 +1,23 @@
 import { z } from 'zod';
-import { ZEmail, ZHttpUrl, ZIsoTimestamp } from './common';
+import { WELL_FORMED, ZEmail, ZHttpUrl, ZIsoTimestamp } from './common';
 
 /** The user id of the calling application: 1 to 255 characters. */
-export const ZUserId = z.string().min(1).max(255).meta({
-  description: 'Identifier of the user in the calling application.',
-  example: 'user_42',
-});
+export const ZUserId = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine(...WELL_FORMED)
+  .meta({
+    description: 'Identifier of the user in the calling application.',
+    example: 'user_42',
+  });
 
 /** A Stripe object id (product, price, session): 1 to 255 characters. */
-export const ZStripeId = z.string().min(1).max(255);
+export const ZStripeId = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine(...WELL_FORMED);
 
 const ZProductId = ZStripeId.meta({ description: 'Stripe product id.', example: 'prod_Qx12AbCd' });
 const ZPriceId = ZStripeId.meta({ description: 'Stripe price id.', example: 'price_1Qx12AbCd' });
@@ -143,11 +152,20 @@ export const ZIdempotencyKey = z.string().min(1).max(255).meta({
   example: '0b6a2c1e-5d4f-4e8a-9f3b-7c2d1e0a9b8c',
 });
 
-/** Body of `POST /webhooks/stripe` as far as the service reads it; Stripe sends more. */
+/**
+ * Body of `POST /webhooks/stripe` as far as the service reads it; Stripe sends more.
+ * A signed body of another shape is refused (422) before anything reads it.
+ */
 export const ZStripeWebhookEvent = z
   .looseObject({
-    id: z.string().meta({ example: 'evt_1Qx12AbCd' }),
-    type: z.string().meta({ example: 'customer.subscription.updated' }),
+    id: z.string().min(1).max(255).meta({ example: 'evt_1Qx12AbCd' }),
+    type: z.string().max(255).meta({ example: 'customer.subscription.updated' }),
+    created: z
+      .number()
+      .int()
+      .nonnegative()
+      .meta({ description: 'Unix time in seconds.', example: 1763719200 }),
+    data: z.looseObject({ object: z.looseObject({}) }),
   })
   .meta({ id: 'StripeWebhookEvent', description: 'A Stripe event, verified against the raw body.' });
 

@@ -6,6 +6,7 @@ type Doc = ReturnType<typeof buildPaymentOpenApi>;
 // Every path and method the two specs list, plus the ones the issues added.
 const PAYMENT_OPERATIONS = [
   'get /health',
+  'get /health/ready',
   'get /openapi.json',
   'get /metrics',
   'post /api/v1/checkout/subscription',
@@ -17,6 +18,7 @@ const PAYMENT_OPERATIONS = [
 ];
 const GATEWAY_OPERATIONS = [
   'get /health',
+  'get /health/ready',
   'get /openapi.json',
   'get /metrics',
   'post /api/v1/ai/chat/completions',

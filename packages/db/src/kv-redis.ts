@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { DbLogger } from './database-types';
 import { checkIncrement, checkTtl } from './kv-checks';
 import type { KeyValueStore } from './kv-types';
@@ -18,6 +18,8 @@ export type RedisStoreOptions = {
   logger?: DbLogger;
   /** Bound on ping(), so a health probe answers even when Redis hangs; default 2 s. */
   pingTimeoutMs?: number;
+  /** Bound on every command while Redis hangs; default 750 ms. */
+  commandTimeoutMs?: number;
 };
 
 // INCRBY, then start the window only if the key has no expiry yet (first hit, or a
@@ -36,6 +38,38 @@ type WithIncrWindow = Redis & {
   incrWindow(key: string, by: number, windowMs: number): Promise<[number, number]>;
 };
 
+/**
+ * While Redis hangs, a command fails within `commandTimeoutMs` instead of waiting
+ * for ever, so a request that needs Redis is answered 503 quickly (a rate-limited
+ * request may need two commands); reconnects keep being tried every second at
+ * most, so the service recovers by itself when Redis returns.
+ */
+function redisClientOptions(options: RedisStoreOptions): RedisOptions {
+  const commandTimeout = options.commandTimeoutMs ?? 750;
+  return {
+    maxRetriesPerRequest: 1,
+    // Auto-pipelining sends every command issued in the same event-loop tick in one
+    // write: under load the per-request GET and rate/budget scripts of many requests
+    // share a syscall and a round trip instead of one each (bench `peers`).
+    enableAutoPipelining: true,
+    commandTimeout,
+    connectTimeout: commandTimeout,
+    retryStrategy: (times) => Math.min(times * 100, 1000),
+  };
+}
+
+/** Lost-connection states: the link was up and broke, or the first connect failed. */
+const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
+
+/**
+ * Fails at once while the connection is known to be down, instead of queueing
+ * the command until a reconnect; commands issued while the first connection is
+ * still being made are queued as usual, so start-up order does not matter.
+ */
+export function assertRedisReachable(redis: Redis): void {
+  if (DOWN_STATES.has(redis.status)) throw new Error('Connection is closed (redis is unreachable)');
+}
+
 function describe(err: unknown): { message: string } {
   return { message: err instanceof Error ? err.message : String(err) };
 }
@@ -43,14 +77,7 @@ function describe(err: unknown): { message: string } {
 /** KeyValueStore on Redis (ioredis). Pub/sub opens a second connection on first subscribe. */
 export function createRedisStore(options: RedisStoreOptions): RedisKeyValueStore {
   const prefix = options.keyPrefix ?? '';
-  // A few retries, then a command fails instead of queueing for ever while Redis is down.
-  // Auto-pipelining sends every command issued in the same event-loop tick in one
-  // write: under load the per-request GET and rate/budget scripts of many requests
-  // share a syscall and a round trip instead of one each (bench `peers`).
-  const redis = new Redis(options.url, {
-    maxRetriesPerRequest: 2,
-    enableAutoPipelining: true,
-  }) as WithIncrWindow;
+  const redis = new Redis(options.url, redisClientOptions(options)) as WithIncrWindow;
   redis.defineCommand('incrWindow', { numberOfKeys: 1, lua: INCR_WINDOW_LUA });
   redis.on('error', (err) => options.logger?.warn({ err: describe(err) }, 'redis connection error'));
   const k = (key: string) => prefix + key;
@@ -78,19 +105,29 @@ export function createRedisStore(options: RedisStoreOptions): RedisKeyValueStore
     kind: 'redis',
     redis,
     keyPrefix: prefix,
-    get: (key) => redis.get(k(key)),
+    async get(key) {
+      assertRedisReachable(redis);
+      return redis.get(k(key));
+    },
     async set(key, value, ttlMs) {
+      assertRedisReachable(redis);
       if (ttlMs === undefined) await redis.set(k(key), value);
       else await redis.set(k(key), value, 'PX', checkTtl(ttlMs));
     },
     async setIfAbsent(key, value, ttlMs) {
+      assertRedisReachable(redis);
       return (await redis.set(k(key), value, 'PX', checkTtl(ttlMs), 'NX')) === 'OK';
     },
-    getDel: (key) => redis.getdel(k(key)),
+    async getDel(key) {
+      assertRedisReachable(redis);
+      return redis.getdel(k(key));
+    },
     async del(key) {
+      assertRedisReachable(redis);
       await redis.del(k(key));
     },
     async incrWindow(key, by, windowMs) {
+      assertRedisReachable(redis);
       const [total, resetMs] = await redis.incrWindow(
         k(key),
         checkIncrement(by),
@@ -99,6 +136,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisKeyValueStore
       return { total: Number(total), resetMs: Number(resetMs) };
     },
     async publish(channel, message) {
+      assertRedisReachable(redis);
       await redis.publish(k(channel), message);
     },
     async subscribe(channel, onMessage) {
@@ -121,6 +159,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisKeyValueStore
       };
     },
     async ping() {
+      if (DOWN_STATES.has(redis.status)) return false;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<false>((resolve) => {
         timer = setTimeout(() => resolve(false), options.pingTimeoutMs ?? 2000);

@@ -1,10 +1,26 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { AppError, type ErrorDetail } from './app-error';
+import type { ErrorCode } from './codes';
+import { isDependencyUnavailable } from './unavailable';
 
 export type ErrorBody = { error: string; request_id: string; details?: ErrorDetail[] };
 
-type BodyParserError = Error & { type?: string; status?: number; expose?: boolean };
+type BodyParserError = Error & { type?: string; status?: number; statusCode?: number; expose?: boolean };
+
+/** Our code for a 4xx that a library (router, body parser) raised without a type we know. */
+const CODE_OF_CLIENT_STATUS: Partial<Record<number, ErrorCode>> = {
+  400: 'validation_failed',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+function httpStatusOf(e: BodyParserError | undefined): number | undefined {
+  const status = e?.status ?? e?.statusCode;
+  return typeof status === 'number' ? status : undefined;
+}
 
 function requestIdOf(res: { locals: Record<string, unknown> }): string {
   const id = res.locals.requestId;
@@ -33,9 +49,19 @@ export function toAppError(err: unknown): AppError {
     case 'request.aborted':
       return new AppError('deserialization_error', { message: 'request aborted', cause: err });
   }
-  if (e && typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
-    return new AppError('deserialization_error', { cause: err });
+  const status = httpStatusOf(e);
+  // The router refuses a path parameter it cannot decode (`%E0%A4%A`, `%ZZ`) with a 400 URIError.
+  if (err instanceof URIError && status === 400)
+    return new AppError('validation_failed', {
+      details: [{ path: '(path)', message: 'malformed percent-encoding' }],
+      cause: err,
+    });
+  if (status !== undefined && status >= 400 && status < 500) {
+    if (e.expose) return new AppError('deserialization_error', { cause: err });
+    const code = CODE_OF_CLIENT_STATUS[status];
+    if (code) return new AppError(code, { cause: err });
   }
+  if (isDependencyUnavailable(err)) return new AppError('service_unavailable', { cause: err });
   return new AppError('internal', { cause: err });
 }
 
@@ -54,8 +80,10 @@ export function errorHandler(opts: { logger?: Logger } = {}): ErrorRequestHandle
     }
     const appErr = toAppError(err);
     const log = (req as { log?: Logger }).log ?? opts.logger;
-    if (appErr.status >= 500) log?.error({ err }, 'request failed');
-    else if (appErr.code === 'internal') log?.error({ err }, 'request failed');
+    // A dependency being down is an operational state, reported by /health/ready: one warn line, no stack.
+    if (appErr.code === 'service_unavailable')
+      log?.warn({ err: { message: (err as Error)?.message } }, 'dependency unavailable');
+    else if (appErr.status >= 500) log?.error({ err }, 'request failed');
     const body: ErrorBody = { error: appErr.publicMessage, request_id: requestIdOf(res) };
     if (appErr.details && appErr.details.length > 0) body.details = appErr.details;
     if (appErr.headers) for (const [k, v] of Object.entries(appErr.headers)) res.setHeader(k, v);

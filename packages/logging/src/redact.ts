@@ -4,8 +4,15 @@
  * pino's own `redact` needs explicit paths; secrets show up under many names and
  * nestings (headers, Stripe payloads, provider errors), so the final JSON line is
  * rewritten instead: any property whose name looks like a secret gets its value
- * replaced, and secret-looking query parameters inside strings are masked. This
- * runs as one native regex pass per line.
+ * replaced, and secret-looking query parameters and bearer tokens inside strings
+ * are masked.
+ *
+ * Log lines carry client input, so this must stay linear in the line's length: the
+ * properties are found by a single forward scan (each character is looked at a
+ * bounded number of times), never by a regex over the JSON structure, which
+ * backtracks exponentially on inputs such as an array of long numbers. The two
+ * regexes left run over flat text and cannot backtrack more than one run of
+ * whitespace.
  */
 export const REDACTED = '[REDACTED]';
 
@@ -19,16 +26,134 @@ export function isSecretName(name: string): boolean {
   return SNAKE.test(name) || CAMEL.test(name);
 }
 
-const STR = '"(?:[^"\\\\]|\\\\.)*"';
-const SCALAR = `${STR}|-?\\d[\\d.eE+-]*|true|false|null`;
-const ARRAY = `\\[\\s*(?:(?:${SCALAR})\\s*,?\\s*)*\\]`;
-const PROPERTY = new RegExp(`"([A-Za-z0-9_.-]+)":(${ARRAY}|${SCALAR})`, 'g');
 const QUERY = /([?&](?:code|token|key|api_key|apikey|secret|password|signature)=)[^&"\s\\]+/gi;
 const BEARER = /(Bearer\s+)[A-Za-z0-9._~+/=-]+/g;
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+function skipSpace(s: string, i: number): number {
+  while (i < s.length && isSpace(s.charCodeAt(i))) i++;
+  return i;
+}
+
+/** Index just after the JSON string starting at `start` (a quote), or -1 if unterminated. */
+function stringEnd(s: string, start: number): number {
+  for (let i = start + 1; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === BACKSLASH) i++;
+    else if (c === QUOTE) return i + 1;
+  }
+  return -1;
+}
+
+/** Index just after the JSON value starting at `start` that is not an object, or -1. */
+function valueEnd(s: string, start: number): number {
+  const first = s.charCodeAt(start);
+  if (first === QUOTE) return stringEnd(s, start);
+  if (first === OPEN_ARRAY) {
+    let depth = 0;
+    for (let i = start; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c === QUOTE) {
+        const end = stringEnd(s, i);
+        if (end < 0) return -1;
+        i = end - 1;
+      } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) depth++;
+      else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+        depth--;
+        if (depth === 0) return i + 1;
+      }
+    }
+    return -1;
+  }
+  let i = start;
+  while (i < s.length) {
+    const c = s.charCodeAt(i);
+    if (c === COMMA || c === CLOSE_OBJECT || c === CLOSE_ARRAY || isSpace(c)) break;
+    i++;
+  }
+  return i > start ? i : -1;
+}
+
+function propertyName(s: string, start: number, end: number): string {
+  const raw = s.slice(start + 1, end - 1);
+  if (!raw.includes('\\')) return raw;
+  try {
+    return JSON.parse(s.slice(start, end)) as string;
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * Replaces the value of every secret-named property that is a scalar or an array
+ * with `"[REDACTED]"`; objects under such names are scanned like any other. One
+ * pass: the scan only moves forward, and a skipped value is never re-read.
+ */
+function redactProperties(line: string): string {
+  const parts: string[] = [];
+  let copied = 0;
+  const inObject: boolean[] = [];
+  let expectName = false;
+  let i = 0;
+  while (i < line.length) {
+    const c = line.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(line, i);
+      if (end < 0) break;
+      if (!expectName) {
+        i = end;
+        continue;
+      }
+      expectName = false;
+      const colon = skipSpace(line, end);
+      if (line.charCodeAt(colon) !== COLON) {
+        i = end;
+        continue;
+      }
+      const value = skipSpace(line, colon + 1);
+      if (line.charCodeAt(value) !== OPEN_OBJECT && isSecretName(propertyName(line, i, end))) {
+        const after = valueEnd(line, value);
+        if (after > value) {
+          parts.push(line.slice(copied, value), `"${REDACTED}"`);
+          copied = after;
+          i = after;
+          continue;
+        }
+      }
+      i = value;
+      continue;
+    }
+    if (c === OPEN_OBJECT) {
+      inObject.push(true);
+      expectName = true;
+    } else if (c === OPEN_ARRAY) {
+      inObject.push(false);
+      expectName = false;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      inObject.pop();
+      expectName = false;
+    } else if (c === COMMA) {
+      expectName = inObject[inObject.length - 1] === true;
+    }
+    i++;
+  }
+  if (copied === 0) return line;
+  parts.push(line.slice(copied));
+  return parts.join('');
+}
+
 export function redactLine(line: string): string {
-  return line
-    .replace(PROPERTY, (whole, name: string) => (isSecretName(name) ? `"${name}":"${REDACTED}"` : whole))
-    .replace(QUERY, `$1${REDACTED}`)
-    .replace(BEARER, `$1${REDACTED}`);
+  return redactProperties(line).replace(QUERY, `$1${REDACTED}`).replace(BEARER, `$1${REDACTED}`);
 }

@@ -1,10 +1,63 @@
 import { Router } from 'express';
 
-/** Liveness and the interface description, both public. Liveness: answers while the process serves HTTP. */
-export function createHealthRouter(service: string, openapi: () => object): Router {
+/** One dependency `/health/ready` reports on. */
+export type ReadinessCheck = {
+  /** Name in the report, e.g. `database`, `key_value_store`, `smtp`. */
+  name: string;
+  /** A required dependency that is down makes the service not ready (503). */
+  required: boolean;
+  /** Resolves true when the dependency answers; false or a rejection means down. */
+  check(): Promise<boolean>;
+};
+
+/** Longest a readiness probe waits for one dependency; probes time out at a few seconds. */
+const CHECK_TIMEOUT_MS = 1500;
+
+function bounded(check: () => Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS);
+    timer.unref();
+  });
+  const outcome = Promise.resolve()
+    .then(check)
+    .then(
+      (ok) => ok === true,
+      () => false,
+    );
+  return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Liveness (`/health`: answers while the process serves HTTP, touches nothing),
+ * readiness (`/health/ready`: every dependency checked in parallel, each within
+ * 1.5 s; 503 while a required one is down) and the interface description.
+ */
+export function createHealthRouter(
+  service: string,
+  openapi: () => object,
+  readiness: ReadinessCheck[] = [],
+): Router {
   const router = Router();
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok', timestamp: new Date().toISOString(), service });
+  });
+  router.get('/health/ready', async (_req, res) => {
+    const results = await Promise.all(readiness.map((c) => bounded(() => c.check())));
+    const checks = Object.fromEntries(readiness.map((c, i) => [c.name, results[i] ? 'up' : 'down']));
+    const ready = readiness.every((c, i) => !c.required || results[i]);
+    const report = {
+      status: ready ? 'ready' : 'not_ready',
+      timestamp: new Date().toISOString(),
+      service,
+      checks,
+    };
+    res.setHeader('Cache-Control', 'no-store');
+    if (ready) res.json(report);
+    else {
+      const requestId = typeof res.locals.requestId === 'string' ? res.locals.requestId : '';
+      res.status(503).json({ error: 'service unavailable', request_id: requestId, ...report });
+    }
   });
   let doc: object | undefined;
   router.get('/openapi.json', (_req, res) => {

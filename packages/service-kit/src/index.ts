@@ -1,5 +1,5 @@
 export { EnvError, envFields, loadEnvOrExit, parseEnv } from './env';
-export { createHealthRouter } from './health';
+export { createHealthRouter, type ReadinessCheck } from './health';
 export { escapeHtml } from './html';
 export { jsonBody } from './json-body';
 export { parseRequestPart } from './parse-request-part';
@@ -12,6 +12,13 @@ export {
   recordHit,
   type WindowCounter,
 } from './rate-limit';
-export { type RunServerOptions, runServer } from './server';
+export { createWindowLimit } from './rate-limit-middleware';
+export {
+  createGracefulShutdown,
+  DRAIN_DEADLINE_EVENT,
+  type GracefulShutdownOptions,
+  type RunServerOptions,
+  runServer,
+} from './server';
 export { createServiceApp, type ServiceAppOptions } from './service-app';
 export { startService } from './start-service';

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '@platform/logging';
 import type { Express } from 'express';
 
@@ -14,9 +14,71 @@ export type RunServerOptions = {
 };
 
 /**
- * Listens, and on SIGTERM/SIGINT stops accepting, lets in-flight requests finish
- * up to a deadline, closes the clients and exits 0.
+ * Emitted on every response still open when the drain deadline passes. A
+ * long-lived response (a server-sent event stream) listens for it, writes its
+ * last event (an error saying the service is going away) and ends; anything
+ * still open a moment later is cut.
  */
+export const DRAIN_DEADLINE_EVENT = 'drain-deadline';
+
+/** Time between the deadline event and cutting the remaining connections. */
+const FINAL_WORDS_MS = 1000;
+
+export type GracefulShutdownOptions = {
+  logger: Logger;
+  onClose: () => Promise<void>;
+  drainMs?: number;
+  /** Ends the process; tests pass a spy. */
+  exit?: (code: number) => void;
+};
+
+/**
+ * Returns the shutdown routine of `server`: stop accepting, let in-flight
+ * requests finish, at `drainMs` tell open streams to end (DRAIN_DEADLINE_EVENT)
+ * and cut whatever is left a moment later, then close the clients and exit 0.
+ */
+export function createGracefulShutdown(
+  server: Server,
+  opts: GracefulShutdownOptions,
+): (signal: string) => void {
+  const open = new Set<ServerResponse>();
+  server.on('request', (_req, res: ServerResponse) => {
+    open.add(res);
+    res.once('close', () => open.delete(res));
+  });
+  const exit = opts.exit ?? ((code: number) => process.exit(code));
+  let closing = false;
+  return (signal) => {
+    if (closing) return;
+    closing = true;
+    opts.logger.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => {
+      opts.logger.warn({ open: open.size }, 'drain deadline passed; ending streams and closing connections');
+      for (const res of open) res.emit(DRAIN_DEADLINE_EVENT);
+      const cut = setTimeout(() => server.closeAllConnections(), FINAL_WORDS_MS);
+      cut.unref();
+      server.closeIdleConnections();
+    }, opts.drainMs ?? 10_000);
+    deadline.unref();
+    server.close(() => {
+      clearTimeout(deadline);
+      void opts
+        .onClose()
+        .catch((err: unknown) => opts.logger.error({ err }, 'error while closing clients'))
+        .finally(() => {
+          opts.logger.info('stopped');
+          opts.logger.flush?.();
+          exit(0);
+        });
+    });
+    server.closeIdleConnections();
+    // Keep-alive sockets that finish their last request while draining are closed as they go idle.
+    server.on('request', (_req, res: ServerResponse) =>
+      res.once('finish', () => server.closeIdleConnections()),
+    );
+  };
+}
+
 /**
  * Connections the kernel may hold before we accept them. Node's default (511)
  * overflows when a burst of clients connects at once (e.g. 2,000 streams
@@ -26,6 +88,10 @@ export type RunServerOptions = {
  */
 export const LISTEN_BACKLOG = 4096;
 
+/**
+ * Listens, and on SIGTERM/SIGINT stops accepting, lets in-flight requests finish
+ * up to a deadline, closes the clients and exits 0.
+ */
 export async function runServer(opts: RunServerOptions): Promise<Server> {
   const server = createServer(opts.app);
   server.listen({ port: opts.port, host: opts.host, backlog: LISTEN_BACKLOG });
@@ -38,29 +104,7 @@ export async function runServer(opts: RunServerOptions): Promise<Server> {
   server.headersTimeout = 66_000;
   const address = server.address();
   opts.logger.info({ address }, 'listening');
-
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    opts.logger.info({ signal }, 'shutting down');
-    const deadline = setTimeout(() => {
-      opts.logger.warn('drain deadline passed; closing remaining connections');
-      server.closeAllConnections();
-    }, opts.drainMs ?? 10_000);
-    deadline.unref();
-    server.close(() => {
-      void opts
-        .onClose()
-        .catch((err: unknown) => opts.logger.error({ err }, 'error while closing clients'))
-        .finally(() => {
-          opts.logger.info('stopped');
-          opts.logger.flush?.();
-          process.exit(0);
-        });
-    });
-    server.closeIdleConnections();
-  };
+  const shutdown = createGracefulShutdown(server, opts);
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
   return server;

@@ -1,9 +1,12 @@
 export * from './db';
 export * from './elevenlabs-fake';
+export * from './fault-load';
+export * from './fuzz';
 export * from './http-server';
 export * from './kv';
 export * from './openai-fake';
 export { perTestFile } from './per-file';
+export * from './private-servers';
 export { type PromFamily, type PromMetric, parsePrometheusText } from './prometheus';
 export * from './smtp-capture';
 export * from './stripe-fake';

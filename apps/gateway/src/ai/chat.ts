@@ -36,6 +36,8 @@ export function runChatCompletion(
     resolveCredential: (t) => rt.providers.credential(t.provider, storedKeys[t.provider]),
     clientSignal,
     timeoutMs: rt.upstreamTimeoutMs,
+    deadlineMs: rt.requestDeadlineMs,
+    breaker: rt.breaker,
     logger: rt.logger,
     metrics: rt.metrics,
     attempt: ({ target, credential, signal }) =>

@@ -1,5 +1,6 @@
 import type { Logger, Registry } from '@platform/logging';
 import type { GatewayEnv } from '../env';
+import { createCircuitBreaker } from './circuit-breaker';
 import type { LanesConfig } from './lanes';
 import { createAiMetrics } from './metrics';
 import { createProviderRegistry, parseBaseUrlOverrides, type ServerProviderKeys } from './providers';
@@ -60,6 +61,8 @@ export function createAiRuntime(opts: CreateAiRuntimeOptions): AiRuntime {
     metrics: createAiMetrics(opts.registry),
     logger,
     upstreamTimeoutMs: env.AI_UPSTREAM_TIMEOUT_MS,
+    requestDeadlineMs: env.AI_REQUEST_DEADLINE_MS,
+    breaker: createCircuitBreaker({ cooldownMs: env.AI_CIRCUIT_COOLDOWN_MS, registry: opts.registry }),
     idleTimeoutMs: env.AI_STREAM_IDLE_TIMEOUT_MS,
     keepAliveMs: env.AI_STREAM_KEEPALIVE_MS,
     storedKeys: opts.storedKeys,

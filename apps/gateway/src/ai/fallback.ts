@@ -1,4 +1,6 @@
+import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
+import type { CircuitBreaker } from './circuit-breaker';
 import type { Target } from './lanes';
 import type { AiMetrics } from './metrics';
 import type { ProviderCredential } from './providers';
@@ -25,6 +27,13 @@ export type FallbackOptions<T> = {
   clientSignal: AbortSignal;
   /** Time allowed until `attempt` resolves, i.e. until the provider starts answering. */
   timeoutMs: number;
+  /**
+   * Time allowed for the whole chain (AI_REQUEST_DEADLINE_MS): no attempt runs
+   * past it, and when it passes the caller gets 504. Unset: only `timeoutMs`.
+   */
+  deadlineMs?: number;
+  /** Skips targets cooling down after a failure, and learns from every attempt. */
+  breaker?: CircuitBreaker;
   logger: Logger;
   metrics: AiMetrics;
   /** Calls the provider; resolves as soon as it started answering. */
@@ -65,8 +74,10 @@ export class FallbackExhaustedError extends Error {
  */
 export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<FallbackResult<T>> {
   const started = Date.now();
+  const deadlineAt = opts.deadlineMs === undefined ? Number.POSITIVE_INFINITY : started + opts.deadlineMs;
   let last: { outcome: AttemptOutcome; retryAfter: string | null } | undefined;
   let lastTarget: Target | undefined;
+  const coolingDown: ProviderCredential[] = [];
   let attempts = 0;
   for (const [index, target] of opts.targets.entries()) {
     if (opts.clientSignal.aborted) throw new ClientGoneError();
@@ -79,13 +90,27 @@ export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<Fall
       );
       continue;
     }
+    if (opts.breaker?.isOpen(credential)) {
+      coolingDown.push(credential);
+      opts.logger.debug({ provider: target.provider, model: target.model }, 'upstream skipped: cooling down');
+      continue;
+    }
+    const remainingMs = deadlineAt - Date.now();
+    if (remainingMs <= 0) {
+      // The request deadline passed while earlier targets failed: the spec's 504.
+      last = { outcome: 'timeout', retryAfter: null };
+      break;
+    }
+    // An attempt cut short by the request deadline says nothing about the target's health.
+    const attemptTimeoutMs = Math.min(opts.timeoutMs, remainingMs);
+    const cutByDeadline = attemptTimeoutMs < opts.timeoutMs;
     if (last) opts.metrics.fallback(opts.endpoint, lastTarget?.provider ?? 'none');
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, opts.timeoutMs);
+    }, attemptTimeoutMs);
     const onClientGone = () => controller.abort();
     opts.clientSignal.addEventListener('abort', onClientGone, { once: true });
     const attemptStart = Date.now();
@@ -95,6 +120,7 @@ export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<Fall
       clearTimeout(timer);
       const latencyMs = Date.now() - attemptStart;
       logAttempt(opts, index, target, credential, { outcome: 'success', status: 200 }, latencyMs);
+      opts.breaker?.record(credential, 'success');
       return { value, target, credential, controller, latencyMs: Date.now() - started, attempts };
     } catch (err) {
       clearTimeout(timer);
@@ -103,10 +129,20 @@ export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<Fall
       const failure = classifyUpstreamError(err, { timedOut, clientGone: opts.clientSignal.aborted });
       logAttempt(opts, index, target, credential, failure, latencyMs);
       if (failure.outcome === 'aborted') throw new ClientGoneError();
+      if (!(failure.outcome === 'timeout' && cutByDeadline))
+        opts.breaker?.record(credential, failure.outcome);
       last = failure;
       lastTarget = target;
       if (!isRetryable(failure.outcome)) break;
     }
+  }
+  if (!last && coolingDown.length > 0 && opts.breaker) {
+    // Every target with a key is cooling down: answer at once rather than wait for a dead one.
+    const seconds = Math.max(1, Math.ceil(opts.breaker.retryAfterMs(coolingDown) / 1000));
+    throw new FallbackExhaustedError(
+      new AppError('upstream_unavailable', { headers: { 'Retry-After': String(seconds) } }),
+      undefined,
+    );
   }
   throw new FallbackExhaustedError(toFinalError(last), lastTarget);
 }

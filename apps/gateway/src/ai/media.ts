@@ -39,6 +39,8 @@ function runMedia<T>(
     clientSignal: call.clientSignal,
     // Media answers arrive whole, so the timeout covers the full download.
     timeoutMs: rt.upstreamTimeoutMs,
+    deadlineMs: rt.requestDeadlineMs,
+    breaker: rt.breaker,
     logger: rt.logger,
     metrics: rt.metrics,
     attempt,

@@ -1,4 +1,5 @@
 import type { Logger } from '@platform/logging';
+import type { CircuitBreaker } from './circuit-breaker';
 import type { LanesConfig, UpstreamProvider } from './lanes';
 import type { AiMetrics } from './metrics';
 import type { ProviderRegistry } from './providers';
@@ -49,6 +50,10 @@ export type AiRuntime = {
   logger: Logger;
   /** Until the provider starts answering (AI_UPSTREAM_TIMEOUT_MS). */
   upstreamTimeoutMs: number;
+  /** Whole fallback chain of one request (AI_REQUEST_DEADLINE_MS). */
+  requestDeadlineMs: number;
+  /** Targets cooling down after a failure (AI_CIRCUIT_COOLDOWN_MS). */
+  breaker: CircuitBreaker;
   /** Longest silence between stream chunks (AI_STREAM_IDLE_TIMEOUT_MS). */
   idleTimeoutMs: number;
   /** Interval of SSE keep-alive comments. */

@@ -1,5 +1,6 @@
 import { type ChatUsage, STREAM_EVENTS } from '@platform/contract';
 import { ERROR_CODES } from '@platform/errors';
+import { DRAIN_DEADLINE_EVENT } from '@platform/service-kit';
 import type { Response } from 'express';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { logUpstream } from './accounting';
@@ -30,8 +31,8 @@ export type StreamOutcome = {
   result: FallbackResult<unknown>;
 };
 
-/** The error a started stream ends with. */
-export type StreamErrorCode = 'upstream_timeout' | 'upstream_error';
+/** The error a started stream ends with; `service_unavailable` when the server shuts down under it. */
+export type StreamErrorCode = 'upstream_timeout' | 'upstream_error' | 'service_unavailable';
 
 /**
  * How one API writes a started stream. The relay (fallback, idle timeout,
@@ -104,6 +105,8 @@ export async function relayChatStream(
     resolveCredential: (t) => rt.providers.credential(t.provider, storedKeys[t.provider]),
     clientSignal: opts.clientSignal,
     timeoutMs: rt.upstreamTimeoutMs,
+    deadlineMs: rt.requestDeadlineMs,
+    breaker: rt.breaker,
     logger: rt.logger,
     metrics: rt.metrics,
     attempt: ({ target, credential, signal }) =>
@@ -115,6 +118,13 @@ export async function relayChatStream(
   const sse = openSse(res, { keepAliveMs: rt.keepAliveMs });
   let idleTimedOut = false;
   let failed = false;
+  // The server's drain deadline passed (SIGTERM): stop reading and say so as the last event.
+  let shuttingDown = false;
+  const onDrainDeadline = () => {
+    shuttingDown = true;
+    result.controller.abort();
+  };
+  res.once(DRAIN_DEADLINE_EVENT, onDrainDeadline);
   // One idle timer per stream, re-armed per chunk with refresh(): no timer churn
   // at thousands of chunks per second. Only silence from upstream counts; time
   // spent waiting for a slow client to drain re-arms it.
@@ -145,6 +155,7 @@ export async function relayChatStream(
     rt.logger.warn({ error, provider: target.provider }, 'upstream stream failed after start');
   } finally {
     clearTimeout(idleTimer);
+    res.off(DRAIN_DEADLINE_EVENT, onDrainDeadline);
   }
 
   if (opts.clientSignal.aborted) {
@@ -152,13 +163,15 @@ export async function relayChatStream(
     return { status: 499, usage: state.usage, result };
   }
   // A stream that stops without a finish reason was cut off, not finished.
-  const errorCode: StreamErrorCode | null = idleTimedOut
-    ? 'upstream_timeout'
-    : failed || !state.finishReason
-      ? 'upstream_error'
-      : null;
+  const errorCode: StreamErrorCode | null = shuttingDown
+    ? 'service_unavailable'
+    : idleTimedOut
+      ? 'upstream_timeout'
+      : failed || !state.finishReason
+        ? 'upstream_error'
+        : null;
   if (errorCode) {
-    if (!failed && !idleTimedOut)
+    if (!failed && !idleTimedOut && !shuttingDown)
       rt.logger.warn({ provider: target.provider }, 'upstream stream ended early');
     await format.error(sse, errorCode);
     sse.end();

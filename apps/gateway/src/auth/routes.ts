@@ -7,7 +7,7 @@ import {
   ZVerifyCodeRequest,
 } from '@platform/contract';
 import { AppError, isAppError } from '@platform/errors';
-import { checkLimit, jsonBody, parseRequestPart, recordHit } from '@platform/service-kit';
+import { consumeLimit, countHit, jsonBody, parseRequestPart, rateLimited } from '@platform/service-kit';
 import express, { type Request, Router } from 'express';
 import { assertTrustedOrigin } from '../http/csrf';
 import { trustedOrigins } from '../http/origins';
@@ -17,7 +17,7 @@ import { authenticate, requireAuthOf } from './api-key-auth';
 import { readCookie } from './cookies';
 import type { AuthDeps } from './deps';
 import { readLinkState } from './link-state';
-import { consumeMagicCode, isTrustedRedirect, requestMagicLink } from './magic-link';
+import { consumeMagicCode, hashCode, isTrustedRedirect, requestMagicLink } from './magic-link';
 import { sendBadLinkPage, sendConfirmPage, sendSignedInPage } from './pages';
 import { endSession, type SessionDeps, startSession } from './sessions';
 import { SIGN_IN_LIMITS } from './sign-in-limits';
@@ -65,15 +65,18 @@ export function createAuthRouter(deps: AuthDeps, mailer: Mailer): Router {
     // clients without Origin (curl, servers) are not browsers and carry no ambient cookie.
     if (req.headers.origin !== undefined) assertTrustedOrigin(req, allowedOrigins);
     const ip = clientIp(req);
-    await checkLimit(deps.kv, SIGN_IN_LIMITS.failedVerifyPerIp, ip);
     const isForm = req.is('application/x-www-form-urlencoded') === 'application/x-www-form-urlencoded';
     const body = parseRequestPart(ZVerifyCodeRequest, req.body);
+    await consumeLimit(deps.kv, SIGN_IN_LIMITS.verifyPerCode, hashCode(body.code));
     let consumed: Awaited<ReturnType<typeof consumeMagicCode>>;
     try {
       consumed = await consumeMagicCode(deps, body.code);
     } catch (err) {
-      if (isAppError(err) && err.code === 'invalid_code')
-        await recordHit(deps.kv, SIGN_IN_LIMITS.failedVerifyPerIp, ip);
+      // Only failures count against the address, and a valid code is never refused for them.
+      if (isAppError(err) && err.code === 'invalid_code') {
+        const { total, resetMs } = await countHit(deps.kv, SIGN_IN_LIMITS.failedVerifyPerIp, ip);
+        if (total > SIGN_IN_LIMITS.failedVerifyPerIp.max) throw rateLimited(resetMs);
+      }
       throw err;
     }
     const user = await upsertUserByEmail(deps.prisma, consumed.email);

@@ -9,5 +9,7 @@ export type MailMessage = { to: string; subject: string; text: string; html?: st
 export type Mailer = {
   readonly kind: 'smtp' | 'log';
   send(message: MailMessage): Promise<void>;
+  /** Readiness: true when the mail server accepts a connection (SMTP only). */
+  verify?(): Promise<boolean>;
   close(): Promise<void>;
 };

@@ -15,6 +15,7 @@ export function createSmtpMailer(opts: SmtpMailerOptions): Mailer {
     async send(message) {
       await transport.sendMail({ from: opts.from, ...message });
     },
+    verify: () => transport.verify(),
     async close() {
       transport.close();
     },

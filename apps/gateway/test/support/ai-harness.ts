@@ -120,12 +120,21 @@ export type AiHarness = {
 
 let counter = 0;
 
-export async function startAiHarness(envOverrides: Record<string, string> = {}): Promise<AiHarness> {
+/** Servers other than the shared test ones, e.g. a private Redis or Postgres a fault test stops. */
+export type HarnessStorage = { databaseServerUrl?: string; redisUrl?: string };
+
+export async function startAiHarness(
+  envOverrides: Record<string, string> = {},
+  storage: HarnessStorage = {},
+): Promise<AiHarness> {
   const openai = await startOpenAIFake();
   const elevenlabs = await startElevenLabsFake();
-  const database = await createTestDatabase({ migrationsDir: GATEWAY_MIGRATIONS_DIR });
+  const database = await createTestDatabase({
+    migrationsDir: GATEWAY_MIGRATIONS_DIR,
+    serverUrl: storage.databaseServerUrl,
+  });
   const prisma = new PrismaClient({ adapter: database.adapter });
-  const kv = createTestKv();
+  const kv = createTestKv({ url: storage.redisUrl });
   const logs = createMemoryDestination();
   const logger = createLogger({ service: 'gateway', destination: logs, level: 'debug' });
   // A long interval: tests flush explicitly, so rows appear exactly when a test expects them.
@@ -145,6 +154,8 @@ export async function startAiHarness(envOverrides: Record<string, string> = {}):
         AI_LANES_CONFIG: lanesFile,
         AI_PROVIDER_BASE_URLS: baseUrls,
         AI_UPSTREAM_TIMEOUT_MS: '5000',
+        // Tests script failures per test; a real cooldown would carry them into the next test.
+        AI_CIRCUIT_COOLDOWN_MS: '1',
         PROVIDER_KEYS_MASTER_KEYS: newMasterKey('k1'),
         ...SERVER_KEYS,
         ...envOverrides,

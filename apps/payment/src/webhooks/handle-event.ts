@@ -19,9 +19,10 @@ export type EventOutcome = 'duplicate' | 'ignored' | 'stale' | 'stored' | 'uncha
 
 type Ref = string | { id: string } | null | undefined;
 
-function refId(ref: Ref): string | undefined {
-  if (ref === null || ref === undefined) return undefined;
-  return typeof ref === 'string' ? ref : ref.id;
+/** The id of an expandable reference; anything but a non-empty string id is no reference. */
+function refId(ref: unknown): string | undefined {
+  const id = typeof ref === 'object' && ref !== null ? (ref as { id?: unknown }).id : ref;
+  return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
 /** Invoices name their subscription under `parent` since API 2025-03-31, directly before. */
@@ -37,9 +38,9 @@ export function subscriptionIdOf(event: Stripe.Event): string | undefined {
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
     case 'customer.subscription.deleted':
-      return refId(object.id as string);
+      return refId(object.id);
     case 'checkout.session.completed':
-      return refId(object.subscription as Ref);
+      return refId(object.subscription);
     case 'invoice.paid':
     case 'invoice.payment_failed': {
       const invoice = object as InvoiceLike;

@@ -1,8 +1,11 @@
+import { ZStripeWebhookEvent } from '@platform/contract';
 import { AppError } from '@platform/errors';
+import { parseRequestPart } from '@platform/service-kit';
 import express, { Router } from 'express';
 import type Stripe from 'stripe';
 import type { PaymentEnv } from '../env';
 import type { SyncDeps } from '../subscriptions/sync';
+
 import { handleStripeEvent } from './handle-event';
 
 /** Stripe events are small; this is far above any real one and still bounds memory. */
@@ -36,6 +39,8 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
       } catch (err) {
         throw new AppError('webhook_signature_invalid', { cause: err });
       }
+      // Signed is not the same as well-formed: the handler reads these fields.
+      parseRequestPart(ZStripeWebhookEvent, event);
       const outcome = await handleStripeEvent(deps, event);
       (req as { log?: RequestLog }).log?.info(
         { eventId: event.id, type: event.type, outcome },

@@ -68,10 +68,16 @@ export function testEnv(fake: StripeFake, overrides: Record<string, string | und
   });
 }
 
-export async function startHarness(): Promise<Harness> {
+/** Servers other than the shared test ones, e.g. a private Redis or Postgres a fault test stops. */
+export type HarnessStorage = { databaseServerUrl?: string; redisUrl?: string };
+
+export async function startHarness(storage: HarnessStorage = {}): Promise<Harness> {
   const clock = createClock();
   const fake = await startStripeFake({ now: () => Math.floor(clock.now().getTime() / 1000) });
-  const database: TestDatabase = await createTestDatabase({ migrationsDir: PAYMENT_MIGRATIONS_DIR });
+  const database: TestDatabase = await createTestDatabase({
+    migrationsDir: PAYMENT_MIGRATIONS_DIR,
+    serverUrl: storage.databaseServerUrl,
+  });
   const prisma = new PrismaClient({ adapter: database.adapter });
   // One store per app, so counters and idempotency fingerprints of one test's app never leak into another's.
   const stores: KeyValueStore[] = [];
@@ -79,7 +85,7 @@ export async function startHarness(): Promise<Harness> {
   const logger = createLogger({ service: 'payment', destination: logs });
   const deps = (env: Record<string, string | undefined> = {}): PaymentDeps => {
     const parsed = testEnv(fake, env);
-    const kv = createTestKv();
+    const kv = createTestKv({ url: storage.redisUrl });
     stores.push(kv);
     return { env: parsed, logger, prisma, kv, stripe: createStripeClient(parsed), now: clock.now };
   };

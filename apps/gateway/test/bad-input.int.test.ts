@@ -1,0 +1,55 @@
+import request from 'supertest';
+import {
+  APP_ORIGIN,
+  type IdentityHarness,
+  startIdentityHarness,
+  uniqueEmail,
+} from './support/identity-harness';
+
+let h: IdentityHarness;
+beforeAll(async () => {
+  h = await startIdentityHarness();
+});
+afterAll(() => h.close());
+
+const UUID = /^[0-9a-f-]{36}$/;
+const LONE = '\ud800';
+
+let ip = 0;
+const requestLink = (body: object) =>
+  request(h.app)
+    .post('/api/v1/auth/request-magic-link')
+    .set('X-Forwarded-For', `10.77.0.${(ip++ % 250) + 1}`)
+    .send(body);
+
+describe('lone UTF-16 surrogates in strings that reach URLs, mail headers or the database', () => {
+  it.each([
+    ['email', { email: `a${LONE}@example.com` }],
+    ['redirect_url', { email: uniqueEmail(), redirect_url: `${APP_ORIGIN}/after/${LONE}` }],
+  ])('request-magic-link with one in %s is 400 validation failed', async (field, body) => {
+    const res = await requestLink(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      error: 'validation failed',
+      request_id: expect.stringMatching(UUID),
+      details: [expect.objectContaining({ path: field })],
+    });
+  });
+});
+
+describe('malformed percent-encoding in a path', () => {
+  it.each([
+    ['DELETE', '/api/v1/keys/%E0%A4%A'],
+    ['DELETE', '/api/v1/keys/%ZZ'],
+  ])('%s %s is 400 validation failed without credentials, and no error-level log', async (method, path) => {
+    const res = await request(h.app)[method === 'DELETE' ? 'delete' : 'get'](path);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'validation failed',
+      request_id: expect.stringMatching(UUID),
+      details: [{ path: '(path)', message: 'malformed percent-encoding' }],
+    });
+    const lines = h.logs.lines.map((l) => JSON.parse(l) as { level: string; request_id?: string });
+    expect(lines.filter((l) => l.request_id === res.body.request_id && l.level === 'error')).toEqual([]);
+  });
+});

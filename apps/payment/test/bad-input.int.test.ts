@@ -1,0 +1,145 @@
+import { signWebhookPayload } from '@platform/testing';
+import request from 'supertest';
+import {
+  API_KEY,
+  type Harness,
+  newUserId,
+  seedCatalog,
+  startHarness,
+  WEBHOOK_SECRET,
+} from './support/harness';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+const LONE = '\ud800';
+const UUID = /^[0-9a-f-]{36}$/;
+
+const post = (path: string, payload: unknown) =>
+  request(h.app)
+    .post(path)
+    .set('X-API-Key', API_KEY)
+    .send(payload as object);
+
+function payloads() {
+  const { product, monthly, oneTime } = seedCatalog(h.fake);
+  const urls = { success_url: 'https://app.example.com/done', cancel_url: 'https://app.example.com/cancel' };
+  const base = { user_id: newUserId(), email: 'a@example.com', ...urls };
+  return {
+    subscription: { ...base, product_id: product.id, price_id: monthly.id },
+    item: { ...base, price_id: oneTime.id },
+    cart: { ...base, items: [{ price_id: oneTime.id, quantity: 1 }] },
+  };
+}
+
+describe('lone UTF-16 surrogates in string fields', () => {
+  const cases: [string, string, (p: ReturnType<typeof payloads>) => object][] = [
+    ['subscription', 'user_id', (p) => ({ ...p.subscription, user_id: `u${LONE}` })],
+    ['subscription', 'price_id', (p) => ({ ...p.subscription, price_id: `price_${LONE}` })],
+    ['subscription', 'product_id', (p) => ({ ...p.subscription, product_id: `prod_${LONE}` })],
+    [
+      'subscription',
+      'success_url',
+      (p) => ({ ...p.subscription, success_url: `https://app.example.com/${LONE}` }),
+    ],
+    ['item', 'cancel_url', (p) => ({ ...p.item, cancel_url: `https://app.example.com/?q=${LONE}` })],
+    ['item', 'price_id', (p) => ({ ...p.item, price_id: `${LONE}` })],
+    ['cart', 'items.0.price_id', (p) => ({ ...p.cart, items: [{ price_id: `p${LONE}`, quantity: 1 }] })],
+    ['cart', 'email', (p) => ({ ...p.cart, email: `a${LONE}@example.com` })],
+  ];
+  it.each(cases)(
+    'checkout/%s with a lone surrogate in %s is 400 with a request id',
+    async (kind, field, make) => {
+      const res = await post(`/api/v1/checkout/${kind}`, make(payloads()));
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        error: 'validation failed',
+        request_id: expect.stringMatching(UUID),
+        details: [expect.objectContaining({ path: field })],
+      });
+    },
+  );
+
+  it.each([
+    ['user_id', { user_id: `u${LONE}`, return_url: 'https://app.example.com/' }],
+    ['return_url', { user_id: 'u1', return_url: `https://app.example.com/${LONE}` }],
+  ])('portal with a lone surrogate in %s is 400 with a request id', async (field, body) => {
+    const res = await post('/api/v1/portal', body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      error: 'validation failed',
+      request_id: expect.stringMatching(UUID),
+      details: [expect.objectContaining({ path: field })],
+    });
+  });
+});
+
+describe('malformed percent-encoding in a path', () => {
+  it('is 400 validation failed, logged without an error-level line', async () => {
+    const res = await request(h.app).get('/api/v1/subscriptions/%E0%A4%A/prod_1').set('X-API-Key', API_KEY);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'validation failed',
+      request_id: expect.stringMatching(UUID),
+      details: [{ path: '(path)', message: 'malformed percent-encoding' }],
+    });
+    const lines = h.logs.lines.map((l) => JSON.parse(l) as { level: string; request_id?: string });
+    expect(lines.filter((l) => l.request_id === res.body.request_id && l.level === 'error')).toEqual([]);
+  });
+});
+
+describe('signed webhooks of an unexpected shape', () => {
+  const deliver = (event: unknown) => {
+    const raw = JSON.stringify(event);
+    return request(h.app)
+      .post('/webhooks/stripe')
+      .set('Content-Type', 'application/json')
+      .set('Stripe-Signature', signWebhookPayload(raw, WEBHOOK_SECRET))
+      .send(raw);
+  };
+  const now = () => Math.floor(Date.now() / 1000);
+  const envelope = (over: Record<string, unknown>) => ({
+    id: `evt_shape_${newUserId()}`,
+    object: 'event',
+    type: 'customer.subscription.updated',
+    created: now(),
+    data: { object: { id: 'sub_1', object: 'subscription' } },
+    ...over,
+  });
+
+  it.each([
+    ['no data', { data: undefined }, 'data'],
+    ['data without an object', { data: {} }, 'data.object'],
+    ['a non-object data.object', { data: { object: 'sub_1' } }, 'data.object'],
+    ['a numeric type', { type: 42 }, 'type'],
+    ['an array type', { type: [1, 2, { a: 1 }] }, 'type'],
+    ['a string created', { created: 'yesterday' }, 'created'],
+    ['a numeric id', { id: 7 }, 'id'],
+  ])('%s is 422 deserialization error and records nothing', async (_label, over, field) => {
+    const event = envelope(over);
+    const res = await deliver(event);
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({
+      error: 'deserialization error',
+      request_id: expect.stringMatching(UUID),
+      details: [expect.objectContaining({ path: field })],
+    });
+    expect(await h.prisma.webhookEvent.count({ where: { id: String(event.id) } })).toBe(0);
+  });
+
+  it.each([
+    ['a numeric subscription id', { id: 42, object: 'subscription' }],
+    ['an object subscription ref without an id', { id: 'cs_1', subscription: { nope: true } }],
+  ])('a handled event with %s is acknowledged and ignored', async (_label, object) => {
+    const type =
+      typeof object.id === 'number' ? 'customer.subscription.updated' : 'checkout.session.completed';
+    const event = envelope({ type, data: { object } });
+    const res = await deliver(event);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true });
+    expect(await h.prisma.webhookEvent.findUnique({ where: { id: event.id as string } })).not.toBeNull();
+  });
+});

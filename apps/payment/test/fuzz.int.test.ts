@@ -1,0 +1,212 @@
+import {
+  arbHeaderValue,
+  arbJson,
+  arbPathSegment,
+  arbWireBody,
+  buildEvent,
+  contractViolation,
+  fuzzSettings,
+  sendWireBody,
+  signWebhookPayload,
+  type WireBody,
+} from '@platform/testing';
+import fc from 'fast-check';
+import request from 'supertest';
+import {
+  API_KEY,
+  type Harness,
+  newUserId,
+  seedCatalog,
+  startHarness,
+  WEBHOOK_SECRET,
+} from './support/harness';
+
+/**
+ * Property-based fuzzing of every payment endpoint: generated and mutated
+ * bodies, API keys, headers and path segments, and signed webhooks of any
+ * shape. Whatever the input: never a 5xx (502/503 only when the Stripe fake
+ * says Stripe failed, which it does not here), never a hang, and every error
+ * carries `{error, request_id}`. Seeded; FUZZ_RUNS and FUZZ_SEED for long runs.
+ */
+const { numRuns, seed } = fuzzSettings(30);
+const HANG_MS = 10_000;
+
+let h: Harness;
+let url: string;
+let close: () => Promise<void>;
+let valid: {
+  subscription: object;
+  item: object;
+  cart: object;
+  portal: object;
+  userId: string;
+  productId: string;
+};
+let subscription: { id: string };
+
+beforeAll(async () => {
+  h = await startHarness();
+  const app = h.buildApp({ PAYMENT_RATE_LIMIT_PER_MINUTE: '1000000' });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  close = () => new Promise((r) => server.close(() => r()));
+  const { product, monthly, oneTime } = seedCatalog(h.fake);
+  const userId = newUserId();
+  const customer = h.fake.seedCustomer({ email: 'a@example.com', metadata: { user_id: userId } });
+  await h.prisma.customer.create({ data: { userId, stripeCustomerId: customer.id, email: 'a@example.com' } });
+  subscription = h.fake.seedSubscription({ customer: customer.id, items: [{ price: monthly.id }] });
+  const urls = { success_url: 'https://app.example.com/done', cancel_url: 'https://app.example.com/cancel' };
+  const base = { user_id: userId, email: 'a@example.com', ...urls };
+  valid = {
+    subscription: { ...base, product_id: product.id, price_id: monthly.id },
+    item: { ...base, price_id: oneTime.id, quantity: 2 },
+    cart: { ...base, items: [{ price_id: oneTime.id, quantity: 1 }] },
+    portal: { user_id: userId, return_url: urls.success_url },
+    userId,
+    productId: product.id,
+  };
+}, 30_000);
+afterAll(async () => {
+  await close?.();
+  await h?.close();
+});
+
+type Input = { key: string | null; body: WireBody; segs: [string, string]; requestId: string | null };
+
+const arbKey = fc.oneof(
+  { weight: 6, arbitrary: fc.constant(API_KEY) },
+  { weight: 1, arbitrary: fc.constant(null) },
+  { weight: 2, arbitrary: arbHeaderValue },
+);
+
+function arbInput(body: Record<string, unknown> | undefined): fc.Arbitrary<Input> {
+  return fc.record({
+    key: arbKey,
+    body: body ? arbWireBody(body) : fc.constant<WireBody>({ kind: 'none' }),
+    segs: fc.tuple(arbPathSegment, arbPathSegment),
+    requestId: fc.option(arbHeaderValue),
+  });
+}
+
+/** Long runs (FUZZ_RUNS) would otherwise keep every log line and fake request in memory. */
+function forgetRecordings(): void {
+  if (h.logs.lines.length > 5000) h.logs.lines.length = 0;
+  const requests = h.fake.requests as unknown[];
+  if (requests.length > 5000) requests.length = 0;
+}
+
+async function check(req: request.Test): Promise<void> {
+  forgetRecordings();
+  const res = await req.timeout(HANG_MS);
+  const violation = contractViolation(res);
+  if (violation) throw new Error(violation);
+}
+
+function api(method: 'get' | 'post', path: string, input: Input): request.Test {
+  let req = request(url)[method](path);
+  if (input.key !== null) req = req.set('X-API-Key', input.key);
+  if (input.requestId !== null) req = req.set('X-Request-Id', input.requestId);
+  return sendWireBody(req, input.body);
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: any property arity; fc.assert checks it.
+const run = (property: fc.IAsyncProperty<any>) => fc.assert(property, { numRuns, seed, endOnFailure: true });
+
+describe('fuzzing every payment endpoint', () => {
+  const timeout = numRuns * HANG_MS;
+
+  it.each([['/health'], ['/health/ready'], ['/openapi.json'], ['/docs'], ['/metrics']])(
+    'GET %s',
+    async (path) => {
+      await run(fc.asyncProperty(arbInput(undefined), (input) => check(api('get', path, input))));
+    },
+    timeout,
+  );
+
+  it.each([['subscription'], ['item'], ['cart']] as const)(
+    'POST /api/v1/checkout/%s',
+    async (kind) => {
+      await run(
+        fc.asyncProperty(arbInput(valid[kind] as Record<string, unknown>), (input) =>
+          check(api('post', `/api/v1/checkout/${kind}`, input)),
+        ),
+      );
+    },
+    timeout,
+  );
+
+  it(
+    'POST /api/v1/portal',
+    async () => {
+      await run(
+        fc.asyncProperty(arbInput(valid.portal as Record<string, unknown>), (input) =>
+          check(api('post', '/api/v1/portal', input)),
+        ),
+      );
+    },
+    timeout,
+  );
+
+  it(
+    'GET /api/v1/subscriptions/{user_id}/{product_id}',
+    async () => {
+      const segs = fc.oneof(
+        fc.tuple(arbPathSegment, arbPathSegment),
+        fc.constant<[string, string]>([valid.userId, valid.productId]),
+      );
+      await run(
+        fc.asyncProperty(fc.tuple(arbInput(undefined), segs), ([input, [user, product]]) =>
+          check(api('get', `/api/v1/subscriptions/${user}/${product}`, input)),
+        ),
+      );
+    },
+    timeout,
+  );
+
+  it(
+    'GET and POST /api/v1/{anything}',
+    async () => {
+      await run(
+        fc.asyncProperty(arbInput({}), fc.constantFrom('get' as const, 'post' as const), (input, method) =>
+          check(api(method, `/api/v1/${input.segs[0]}/${input.segs[1]}`, input)),
+        ),
+      );
+    },
+    timeout,
+  );
+
+  it(
+    'POST /webhooks/stripe with signed events of any shape, and unsigned or badly signed bodies',
+    async () => {
+      const event = buildEvent('customer.subscription.updated', subscription) as unknown as Record<
+        string,
+        unknown
+      >;
+      const arbEventBody = fc.oneof(
+        arbWireBody(event).map((b) =>
+          b.kind === 'json' ? JSON.stringify(b.value) : b.kind === 'raw' ? b.text : '',
+        ),
+        fc
+          .tuple(fc.constantFrom('id', 'type', 'created', 'data', 'object'), arbJson)
+          .map(([k, v]) => JSON.stringify({ ...event, id: `evt_${Math.random()}`, [k]: v })),
+        arbJson.map((v) => JSON.stringify({ ...event, id: `evt_${Math.random()}`, data: { object: v } })),
+      );
+      const arbSignature = fc.oneof(
+        { weight: 6, arbitrary: fc.constant('sign') },
+        { weight: 1, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: arbHeaderValue },
+      );
+      await run(
+        fc.asyncProperty(arbEventBody, arbSignature, (raw, signature) => {
+          let req = request(url).post('/webhooks/stripe').set('Content-Type', 'application/json');
+          if (signature === 'sign')
+            req = req.set('Stripe-Signature', signWebhookPayload(raw, WEBHOOK_SECRET));
+          else if (signature !== null) req = req.set('Stripe-Signature', signature);
+          return check(req.send(raw));
+        }),
+      );
+    },
+    timeout,
+  );
+});

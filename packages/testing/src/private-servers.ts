@@ -1,0 +1,136 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/**
+ * A Redis or Postgres server that one test file owns, on its own port and data
+ * directory, so a fault test can stop and restart it without touching the shared
+ * servers other tests use.
+ */
+export type PrivateServer = {
+  url: string;
+  port: number;
+  /** Stops the server (connections are refused until start()). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  start(): Promise<void>;
+  /** Stops it for good and removes its data. */
+  close(): Promise<void>;
+};
+
+/** A port that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${what} did not become ready within ${timeoutMs} ms`);
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** `redis-server` on a free port, without persistence. */
+export async function startPrivateRedis(): Promise<PrivateServer> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    if (child && child.exitCode === null) return;
+    const proc = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    child = proc;
+    await waitFor(() => canConnect(port), `redis-server on ${port}`);
+  };
+  const stop = async () => {
+    const proc = child;
+    child = undefined;
+    if (!proc || proc.exitCode !== null) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGKILL');
+    await exited;
+  };
+  await start();
+  return { url: `redis://127.0.0.1:${port}`, port, start, stop, close: stop };
+}
+
+const PG_BIN_DIRS = [
+  '/usr/lib/postgresql/17/bin',
+  '/usr/lib/postgresql/16/bin',
+  '/usr/lib/postgresql/15/bin',
+];
+
+function pgBin(name: string): string {
+  for (const dir of PG_BIN_DIRS) if (existsSync(path.join(dir, name))) return path.join(dir, name);
+  return name;
+}
+
+/**
+ * A throw-away Postgres cluster (initdb in a temp directory, trust auth, no
+ * fsync). initdb refuses to run as root, so as root it runs as `postgres`.
+ */
+export async function startPrivatePostgres(): Promise<PrivateServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pg-fault-'));
+  const data = path.join(dir, 'data');
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const { stdout } = await run('id', ['-u', 'postgres']);
+    const { stdout: gid } = await run('id', ['-g', 'postgres']);
+    chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
+  }
+  const pg = (bin: string, args: string[]) =>
+    asRoot ? run('runuser', ['-u', 'postgres', '--', pgBin(bin), ...args]) : run(pgBin(bin), args);
+  await pg('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
+  let running = false;
+  const start = async () => {
+    if (running) return;
+    await pg('pg_ctl', ['-D', data, '-o', options, '-l', path.join(dir, 'log'), '-w', '-t', '30', 'start']);
+    running = true;
+  };
+  const stop = async () => {
+    if (!running) return;
+    await pg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    running = false;
+  };
+  await start();
+  return {
+    url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    start,
+    stop,
+    async close() {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
