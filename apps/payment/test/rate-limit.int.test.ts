@@ -9,7 +9,12 @@ describe('rate limit per API key', () => {
     const app = h.buildApp({ PAYMENT_RATE_LIMIT_PER_MINUTE: '3' });
     const get = (key: string) =>
       request(app).get('/api/v1/subscriptions/nobody/prod_x').set('X-API-Key', key);
-    for (let i = 0; i < 3; i++) expect((await get(API_KEY)).status).toBe(200);
+    const first = await get(API_KEY);
+    expect(first.status).toBe(200);
+    // express-rate-limit's draft-8 headers: the policy and what is left of it.
+    expect(first.headers['ratelimit-policy']).toMatch(/^"api"; q=3; w=60(;|$)/);
+    expect(first.headers.ratelimit).toMatch(/^"api"; r=2; t=\d+(;|$)/);
+    for (let i = 0; i < 2; i++) expect((await get(API_KEY)).status).toBe(200);
     const limited = await get(API_KEY);
     expect(limited.status).toBe(429);
     expect(limited.body).toEqual({ error: 'rate_limited', request_id: expect.any(String) });

@@ -2,12 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import {
+  createApiKey,
+  GATEWAY_MIGRATIONS_DIR,
+  PrismaClient,
+  SERVER_KEYS,
+  TEST_LANES,
+  upsertUserByEmail,
+} from '@platform/gateway/testing';
 import { createTestDatabase, type OpenAIBehaviour, type TestDatabase } from '@platform/testing';
-import { generateApiKey, hashApiKey } from '../../../apps/gateway/src/api-keys/hash';
-import { insertApiKeyWithinLimit } from '../../../apps/gateway/src/api-keys/repo';
-import { PrismaClient } from '../../../apps/gateway/src/generated/prisma/client';
-import { upsertUserByEmail } from '../../../apps/gateway/src/users/repo';
-import { SERVER_KEYS, TEST_LANES } from '../../../apps/gateway/test/support/ai-harness';
 import { forkBenchChild, freePort, REPO_ROOT, type ServiceProcess, startNodeService } from './processes';
 import type { UpstreamCount, UpstreamInfo } from './upstream-main';
 
@@ -44,7 +47,6 @@ export type OurGateway = ServiceProcess & { apiKey: string; database: TestDataba
 export const PRODUCTION_NODE_ARGS = ['--enable-source-maps'];
 
 const GATEWAY_DIST = path.join(REPO_ROOT, 'apps', 'gateway', 'dist', 'main.js');
-const MIGRATIONS_DIR = path.join(REPO_ROOT, 'apps', 'gateway', 'prisma', 'migrations');
 
 /**
  * Our gateway as production runs it: `node apps/gateway/dist/main.js` with
@@ -60,18 +62,16 @@ export async function startOurGateway(
   opts: { databaseServerUrl: string; redisUrl: string; nodeArgs?: string[] },
 ): Promise<OurGateway> {
   const database = await createTestDatabase({
-    migrationsDir: MIGRATIONS_DIR,
+    migrationsDir: GATEWAY_MIGRATIONS_DIR,
     serverUrl: opts.databaseServerUrl,
   });
   if (!database.url) throw new Error('the peers bench needs Postgres (TEST_DATABASE_URL)');
   const secret = `bench-secret-${randomBytes(16).toString('hex')}`;
   const prisma = new PrismaClient({ adapter: database.adapter });
   const user = await upsertUserByEmail(prisma, `bench-peers-${process.pid}@example.com`);
-  const { key, prefix } = generateApiKey();
-  await insertApiKeyWithinLimit(
-    prisma,
-    { userId: user.id, name: 'bench', scope: 'ai', prefix, hash: hashApiKey(key, secret) },
-    5,
+  const { key } = await createApiKey(
+    { prisma, env: { GATEWAY_SECRET: secret } },
+    { userId: user.id, name: 'bench', scope: 'ai' },
   );
   await prisma.$disconnect();
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-peers-'));

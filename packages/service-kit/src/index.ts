@@ -12,6 +12,7 @@ export {
   recordHit,
   type WindowCounter,
 } from './rate-limit';
+export { createWindowLimit } from './rate-limit-middleware';
 export {
   createGracefulShutdown,
   DRAIN_DEADLINE_EVENT,

@@ -101,7 +101,10 @@ export function createProviderRegistry(opts: {
       return client;
     },
     chat(credential) {
-      const id = `${credential.provider}:${hashKey(credential.apiKey)}`;
+      // The server's own key is fixed per provider for the process: no hash per request.
+      const id = credential.byok
+        ? `${credential.provider}:${hashKey(credential.apiKey)}`
+        : `${credential.provider}:server`;
       const cached = chatClients.get(id);
       if (cached) return cached;
       if (chatClients.size >= MAX_CACHED_CLIENTS) {

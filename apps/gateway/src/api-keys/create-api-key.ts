@@ -1,12 +1,13 @@
 import { type ApiKeyScope, type CreateApiKeyResponse, MAX_API_KEYS_PER_USER } from '@platform/contract';
 import { AppError } from '@platform/errors';
 import type { AuthDeps } from '../auth/deps';
+import type { GatewayEnv } from '../env';
 import { generateApiKey, hashApiKey } from './hash';
 import { insertApiKeyWithinLimit } from './repo';
 
 /** Creates a key for the user; 400 `maximum_keys` when they already have 5 active ones. */
 export async function createApiKey(
-  deps: Pick<AuthDeps, 'prisma' | 'env'>,
+  deps: Pick<AuthDeps, 'prisma'> & { env: Pick<GatewayEnv, 'GATEWAY_SECRET'> },
   input: { userId: string; name: string; scope: ApiKeyScope },
 ): Promise<CreateApiKeyResponse> {
   const { key, prefix } = generateApiKey();

@@ -24,8 +24,16 @@ export function createTokenBudget(opts: {
   now?: () => number;
 }): TokenBudget {
   const now = opts.now ?? Date.now;
-  const keyOf = (userId: string, at: number) =>
-    `budget:tokens:${userId}:${new Date(at).toISOString().slice(0, 10)}`;
+  // The UTC date of the current day, recomputed only when the day changes (hot path).
+  let day = { start: 0, end: 0, label: '' };
+  const dayOf = (at: number) => {
+    if (at < day.start || at >= day.end) {
+      const start = at - (at % DAY_MS);
+      day = { start, end: start + DAY_MS, label: new Date(start).toISOString().slice(0, 10) };
+    }
+    return day.label;
+  };
+  const keyOf = (userId: string, at: number) => `budget:tokens:${userId}:${dayOf(at)}`;
   return {
     async assertAvailable(userId) {
       const at = now();
