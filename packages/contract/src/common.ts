@@ -35,13 +35,15 @@ export type ErrorBody = z.infer<typeof ZErrorBody>;
 /** An ISO 8601 timestamp in UTC with the `Z` suffix, e.g. `2026-11-21T10:00:00.000Z`. */
 export const ZIsoTimestamp = z.iso.datetime().meta({ example: '2026-11-21T10:00:00.000Z' });
 
+/** The fields after `status` of both health answers. */
+const serviceClock = {
+  timestamp: ZIsoTimestamp.meta({ description: 'Current server time (UTC).' }),
+  service: z.string().meta({ description: 'Name of the service.', example: 'payment' }),
+};
+
 /** `GET /health` of both services. */
 export const ZHealthResponse = z
-  .object({
-    status: z.literal('ok'),
-    timestamp: ZIsoTimestamp.meta({ description: 'Current server time (UTC).' }),
-    service: z.string().meta({ description: 'Name of the service.', example: 'payment' }),
-  })
+  .object({ status: z.literal('ok'), ...serviceClock })
   .meta({ id: 'HealthResponse' });
 export type HealthResponse = z.infer<typeof ZHealthResponse>;
 
@@ -52,8 +54,7 @@ export const ZDependencyState = z.enum(['up', 'down']);
 export const ZReadinessResponse = z
   .object({
     status: z.enum(['ready', 'not_ready']),
-    timestamp: ZIsoTimestamp.meta({ description: 'Current server time (UTC).' }),
-    service: z.string().meta({ description: 'Name of the service.', example: 'payment' }),
+    ...serviceClock,
     checks: z.record(z.string(), ZDependencyState).meta({
       description:
         'Per dependency: `database` and `key_value_store` (required), `smtp` on the gateway when SMTP_URL is set (reported, not required).',
