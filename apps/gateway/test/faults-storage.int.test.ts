@@ -1,12 +1,8 @@
 import {
-  type EndpointProbe,
-  eventually,
-  type PrivateServer,
-  probeConcurrently,
-  reportFaultFigures,
-  startPrivatePostgres,
-  startPrivateRedis,
-  unexpectedAnswers,
+  expectStorageOutageAnswered,
+  type PrivateStorage,
+  type StorageOutage,
+  startPrivateStorage,
 } from '@platform/testing';
 import request from 'supertest';
 import { type AiHarness, startAiHarness, type TestCaller } from './support/ai-harness';
@@ -17,29 +13,19 @@ import { GATEWAY_ENDPOINTS } from './support/endpoints';
  * the status docs/reliability.md promises, never 500; when the server returns,
  * the same app recovers without a restart. The test owns both servers.
  */
-let redis: PrivateServer;
-let postgres: PrivateServer;
+let storage: PrivateStorage;
 let h: AiHarness;
 let caller: TestCaller;
 let url: string;
 
 beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startPrivateRedis(), startPrivatePostgres()]);
-  h = await startAiHarness({}, { redisUrl: redis.url, databaseServerUrl: postgres.url });
+  storage = await startPrivateStorage();
+  h = await startAiHarness({}, storage.urls);
   caller = await h.createCaller();
   ({ url } = await h.listen());
 }, 30_000);
-afterAll(async () => {
-  try {
-    await Promise.all([redis?.start(), postgres?.start()]);
-    await h?.close();
-  } finally {
-    await Promise.all([redis?.close(), postgres?.close()]);
-  }
-}, 30_000);
+afterAll(() => storage?.close(async () => h?.close()), 30_000);
 
-const probes = (): EndpointProbe[] =>
-  GATEWAY_ENDPOINTS.map((e) => ({ name: e.name, send: () => e.send(url, caller) }));
 const HTML_PAGES = ['GET /api/v1/auth/magic-link'];
 
 const SERVED = [200];
@@ -95,47 +81,20 @@ const canSignInAndCall = async () => {
   return link.status === 202 && me.status === 200 && session.status === 200;
 };
 
-const readiness = async () => {
-  const res = await request(url).get('/health/ready');
-  return { status: res.status, body: res.body };
-};
+const outage = (): StorageOutage => ({
+  service: 'gateway',
+  storage,
+  url,
+  probes: GATEWAY_ENDPOINTS.map((e) => ({ name: e.name, send: () => e.send(url, caller) })),
+  expected: { Redis: REDIS_DOWN, Postgres: POSTGRES_DOWN },
+  htmlPages: HTML_PAGES,
+  recovered: canSignInAndCall,
+});
 
 describe('gateway with a storage server stopped', () => {
-  it('Redis: every endpoint answers within 2 s as documented, never 500; recovery without restart', async () => {
-    await redis.stop();
-    expect(await readiness()).toMatchObject({
-      status: 503,
-      body: {
-        error: 'service unavailable',
-        status: 'not_ready',
-        checks: { database: 'up', key_value_store: 'down' },
-      },
-    });
-    const answers = await probeConcurrently(probes(), 3);
-    expect(unexpectedAnswers(answers, REDIS_DOWN, HTML_PAGES)).toEqual([]);
-    expect(answers.find((a) => a.status === 503 && a.name !== 'GET /health/ready')?.body).toEqual({
-      error: 'service unavailable',
-      request_id: expect.any(String),
-    });
-    await redis.start();
-    const restarted = Date.now();
-    expect(await eventually(canSignInAndCall)).toBe(true);
-    reportFaultFigures('gateway with Redis down', answers, Date.now() - restarted);
-    expect((await readiness()).status).toBe(200);
-  }, 30_000);
-
-  it('Postgres: every endpoint answers within 2 s as documented, never 500; recovery without restart', async () => {
-    await postgres.stop();
-    expect(await readiness()).toMatchObject({
-      status: 503,
-      body: { status: 'not_ready', checks: { database: 'down', key_value_store: 'up' } },
-    });
-    const answers = await probeConcurrently(probes(), 3);
-    expect(unexpectedAnswers(answers, POSTGRES_DOWN, HTML_PAGES)).toEqual([]);
-    await postgres.start();
-    const restarted = Date.now();
-    expect(await eventually(canSignInAndCall)).toBe(true);
-    reportFaultFigures('gateway with Postgres down', answers, Date.now() - restarted);
-    expect((await readiness()).status).toBe(200);
-  }, 30_000);
+  it.each(['Redis', 'Postgres'] as const)(
+    '%s: every endpoint answers within 2 s as documented, never 500; recovery without restart',
+    (kind) => expectStorageOutageAnswered(kind, outage()),
+    30_000,
+  );
 });

@@ -2,8 +2,7 @@ import {
   arbHeaderValue,
   arbPathSegment,
   arbWireBody,
-  contractViolation,
-  fuzzSettings,
+  fuzzRunner,
   sendWireBody,
   type WireBody,
 } from '@platform/testing';
@@ -18,8 +17,7 @@ import { type AiHarness, PUBLIC_URL, startAiHarness, type TestCaller } from './s
  * (`{error, request_id}`; OpenAI's error object under /v1). Seeded; FUZZ_RUNS
  * and FUZZ_SEED for long runs (docs/reliability.md).
  */
-const { numRuns, seed } = fuzzSettings(30);
-const HANG_MS = 10_000;
+const { timeout, run, expectContract } = fuzzRunner(30);
 
 type Auth = 'none' | 'key' | 'session' | 'bearer';
 type Endpoint = {
@@ -150,8 +148,7 @@ function buildRequest(endpoint: Endpoint, input: Input, caller: TestCaller): req
   ip += 1;
   let req = request(url)
     [endpoint.method](path)
-    .set('X-Forwarded-For', `10.${(ip >> 16) & 255}.${(ip >> 8) & 255}.${ip & 255}`)
-    .timeout(HANG_MS);
+    .set('X-Forwarded-For', `10.${(ip >> 16) & 255}.${(ip >> 8) & 255}.${ip & 255}`);
   if (input.origin !== null) req = req.set('Origin', input.origin);
   if (input.requestId !== null) req = req.set('X-Request-Id', input.requestId);
   if (input.credential !== 'missing') {
@@ -172,20 +169,17 @@ describe('fuzzing every gateway endpoint', () => {
     '%s: never 5xx, never a hang, always the error contract',
     async (_name, endpoint) => {
       let caller = await h.createCaller();
-      await fc.assert(
+      await run(
         fc.asyncProperty(arbInput(endpoint), async (input) => {
           if (endpoint.consumesCaller) caller = await h.createCaller();
           forgetRecordings();
-          const res = await buildRequest(endpoint, input, caller);
-          const violation = contractViolation(res, {
+          await expectContract(buildRequest(endpoint, input, caller), {
             html: endpoint.html,
             errorShape: endpoint.openai ? isOpenAiError : undefined,
           });
-          if (violation) throw new Error(violation);
         }),
-        { numRuns, seed, endOnFailure: true },
       );
     },
-    numRuns * HANG_MS,
+    timeout,
   );
 });

@@ -1,13 +1,7 @@
-import { signWebhookPayload } from '@platform/testing';
+import { expectMalformedPathRejected, expectRejected } from '@platform/testing';
 import request from 'supertest';
-import {
-  API_KEY,
-  type Harness,
-  newUserId,
-  seedCatalog,
-  startHarness,
-  WEBHOOK_SECRET,
-} from './support/harness';
+import { sendWebhook, urls } from './support/endpoints';
+import { API_KEY, type Harness, newUserId, seedCatalog, startHarness } from './support/harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -16,7 +10,6 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const LONE = '\ud800';
-const UUID = /^[0-9a-f-]{36}$/;
 
 const post = (path: string, payload: unknown) =>
   request(h.app)
@@ -26,7 +19,6 @@ const post = (path: string, payload: unknown) =>
 
 function payloads() {
   const { product, monthly, oneTime } = seedCatalog(h.fake);
-  const urls = { success_url: 'https://app.example.com/done', cancel_url: 'https://app.example.com/cancel' };
   const base = { user_id: newUserId(), email: 'a@example.com', ...urls };
   return {
     subscription: { ...base, product_id: product.id, price_id: monthly.id },
@@ -53,13 +45,7 @@ describe('lone UTF-16 surrogates in string fields', () => {
   it.each(cases)(
     'checkout/%s with a lone surrogate in %s is 400 with a request id',
     async (kind, field, make) => {
-      const res = await post(`/api/v1/checkout/${kind}`, make(payloads()));
-      expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({
-        error: 'validation failed',
-        request_id: expect.stringMatching(UUID),
-        details: [expect.objectContaining({ path: field })],
-      });
+      expectRejected(await post(`/api/v1/checkout/${kind}`, make(payloads())), { path: field });
     },
   );
 
@@ -67,39 +53,19 @@ describe('lone UTF-16 surrogates in string fields', () => {
     ['user_id', { user_id: `u${LONE}`, return_url: 'https://app.example.com/' }],
     ['return_url', { user_id: 'u1', return_url: `https://app.example.com/${LONE}` }],
   ])('portal with a lone surrogate in %s is 400 with a request id', async (field, body) => {
-    const res = await post('/api/v1/portal', body);
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({
-      error: 'validation failed',
-      request_id: expect.stringMatching(UUID),
-      details: [expect.objectContaining({ path: field })],
-    });
+    expectRejected(await post('/api/v1/portal', body), { path: field });
   });
 });
 
 describe('malformed percent-encoding in a path', () => {
   it('is 400 validation failed, logged without an error-level line', async () => {
     const res = await request(h.app).get('/api/v1/subscriptions/%E0%A4%A/prod_1').set('X-API-Key', API_KEY);
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({
-      error: 'validation failed',
-      request_id: expect.stringMatching(UUID),
-      details: [{ path: '(path)', message: 'malformed percent-encoding' }],
-    });
-    const lines = h.logs.lines.map((l) => JSON.parse(l) as { level: string; request_id?: string });
-    expect(lines.filter((l) => l.request_id === res.body.request_id && l.level === 'error')).toEqual([]);
+    expectMalformedPathRejected(res, h.logs.lines);
   });
 });
 
 describe('signed webhooks of an unexpected shape', () => {
-  const deliver = (event: unknown) => {
-    const raw = JSON.stringify(event);
-    return request(h.app)
-      .post('/webhooks/stripe')
-      .set('Content-Type', 'application/json')
-      .set('Stripe-Signature', signWebhookPayload(raw, WEBHOOK_SECRET))
-      .send(raw);
-  };
+  const deliver = (event: unknown) => sendWebhook(h.app, JSON.stringify(event));
   const now = () => Math.floor(Date.now() / 1000);
   const envelope = (over: Record<string, unknown>) => ({
     id: `evt_shape_${newUserId()}`,
@@ -120,13 +86,7 @@ describe('signed webhooks of an unexpected shape', () => {
     ['a numeric id', { id: 7 }, 'id'],
   ])('%s is 422 deserialization error and records nothing', async (_label, over, field) => {
     const event = envelope(over);
-    const res = await deliver(event);
-    expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({
-      error: 'deserialization error',
-      request_id: expect.stringMatching(UUID),
-      details: [expect.objectContaining({ path: field })],
-    });
+    expectRejected(await deliver(event), { status: 422, error: 'deserialization error', path: field });
     expect(await h.prisma.webhookEvent.count({ where: { id: String(event.id) } })).toBe(0);
   });
 
@@ -153,12 +113,7 @@ describe('NUL and other control characters (Postgres cannot store NUL in text)',
       (p: ReturnType<typeof payloads>) => ({ ...p.subscription, price_id: 'p\u0001' }),
     ],
   ])('%s with one in %s is 400 validation failed', async (path, field, make) => {
-    const res = await post(`/api/v1/${path}`, make(payloads()));
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({
-      error: 'validation failed',
-      details: [expect.objectContaining({ path: field })],
-    });
+    expectRejected(await post(`/api/v1/${path}`, make(payloads())), { path: field });
   });
 
   it('portal with NUL in user_id is 400, and a %00 path segment is 400', async () => {
@@ -168,30 +123,20 @@ describe('NUL and other control characters (Postgres cannot store NUL in text)',
     });
     expect(portal.status).toBe(400);
     const status = await request(h.app).get('/api/v1/subscriptions/%00/prod_1').set('X-API-Key', API_KEY);
-    expect(status.status).toBe(400);
-    expect(status.body).toMatchObject({
-      error: 'validation failed',
-      request_id: expect.stringMatching(UUID),
-    });
+    expectRejected(status);
   });
 
   it('a signed webhook whose event id carries NUL is 400, and nothing is recorded', async () => {
-    const raw = JSON.stringify({
-      id: 'evt_\u0000',
-      object: 'event',
-      type: 'customer.subscription.updated',
-      created: Math.floor(Date.now() / 1000),
-      data: { object: { id: 'sub_1' } },
-    });
-    const res = await request(h.app)
-      .post('/webhooks/stripe')
-      .set('Content-Type', 'application/json')
-      .set('Stripe-Signature', signWebhookPayload(raw, WEBHOOK_SECRET))
-      .send(raw);
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({
-      error: 'validation failed',
-      details: [expect.objectContaining({ path: 'id' })],
-    });
+    const res = await sendWebhook(
+      h.app,
+      JSON.stringify({
+        id: 'evt_\u0000',
+        object: 'event',
+        type: 'customer.subscription.updated',
+        created: Math.floor(Date.now() / 1000),
+        data: { object: { id: 'sub_1' } },
+      }),
+    );
+    expectRejected(res, { path: 'id' });
   });
 });

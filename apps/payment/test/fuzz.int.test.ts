@@ -4,22 +4,14 @@ import {
   arbPathSegment,
   arbWireBody,
   buildEvent,
-  contractViolation,
-  fuzzSettings,
+  fuzzRunner,
   sendWireBody,
-  signWebhookPayload,
   type WireBody,
 } from '@platform/testing';
 import fc from 'fast-check';
 import request from 'supertest';
-import {
-  API_KEY,
-  type Harness,
-  newUserId,
-  seedCatalog,
-  startHarness,
-  WEBHOOK_SECRET,
-} from './support/harness';
+import { seedSubscriber, sendWebhook, urls } from './support/endpoints';
+import { API_KEY, type Harness, startHarness } from './support/harness';
 
 /**
  * Property-based fuzzing of every payment endpoint: generated and mutated
@@ -28,8 +20,7 @@ import {
  * says Stripe failed, which it does not here), never a hang, and every error
  * carries `{error, request_id}`. Seeded; FUZZ_RUNS and FUZZ_SEED for long runs.
  */
-const { numRuns, seed } = fuzzSettings(30);
-const HANG_MS = 10_000;
+const { timeout, run, expectContract } = fuzzRunner(30);
 
 let h: Harness;
 let url: string;
@@ -51,12 +42,8 @@ beforeAll(async () => {
   await new Promise((r) => server.once('listening', r));
   url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   close = () => new Promise((r) => server.close(() => r()));
-  const { product, monthly, oneTime } = seedCatalog(h.fake);
-  const userId = newUserId();
-  const customer = h.fake.seedCustomer({ email: 'a@example.com', metadata: { user_id: userId } });
-  await h.prisma.customer.create({ data: { userId, stripeCustomerId: customer.id, email: 'a@example.com' } });
-  subscription = h.fake.seedSubscription({ customer: customer.id, items: [{ price: monthly.id }] });
-  const urls = { success_url: 'https://app.example.com/done', cancel_url: 'https://app.example.com/cancel' };
+  const { product, monthly, oneTime, userId, ...seeded } = await seedSubscriber(h);
+  subscription = seeded.subscription;
   const base = { user_id: userId, email: 'a@example.com', ...urls };
   valid = {
     subscription: { ...base, product_id: product.id, price_id: monthly.id },
@@ -96,11 +83,9 @@ function forgetRecordings(): void {
   if (requests.length > 5000) requests.length = 0;
 }
 
-async function check(req: request.Test): Promise<void> {
+function check(req: request.Test): Promise<void> {
   forgetRecordings();
-  const res = await req.timeout(HANG_MS);
-  const violation = contractViolation(res);
-  if (violation) throw new Error(violation);
+  return expectContract(req);
 }
 
 function api(method: 'get' | 'post', path: string, input: Input): request.Test {
@@ -110,12 +95,7 @@ function api(method: 'get' | 'post', path: string, input: Input): request.Test {
   return sendWireBody(req, input.body);
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: any property arity; fc.assert checks it.
-const run = (property: fc.IAsyncProperty<any>) => fc.assert(property, { numRuns, seed, endOnFailure: true });
-
 describe('fuzzing every payment endpoint', () => {
-  const timeout = numRuns * HANG_MS;
-
   it.each([['/health'], ['/health/ready'], ['/openapi.json'], ['/docs'], ['/metrics']])(
     'GET %s',
     async (path) => {
@@ -199,11 +179,7 @@ describe('fuzzing every payment endpoint', () => {
       );
       await run(
         fc.asyncProperty(arbEventBody, arbSignature, (raw, signature) => {
-          let req = request(url).post('/webhooks/stripe').set('Content-Type', 'application/json');
-          if (signature === 'sign')
-            req = req.set('Stripe-Signature', signWebhookPayload(raw, WEBHOOK_SECRET));
-          else if (signature !== null) req = req.set('Stripe-Signature', signature);
-          return check(req.send(raw));
+          return check(sendWebhook(url, raw, signature === 'sign' ? undefined : signature));
         }),
       );
     },

@@ -1,4 +1,5 @@
 import type { Test } from 'supertest';
+import { REQUEST_ID } from './error-contract';
 
 /** One endpoint in its ordinary, authorised form; `send` builds a fresh request. */
 export type EndpointProbe = { name: string; send(): Test };
@@ -35,12 +36,10 @@ export function probeConcurrently(
   return Promise.all(calls);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /** True for the JSON error contract of both services: `{error: string, request_id: uuid}`. */
 export function isErrorContract(body: unknown): boolean {
   const b = body as { error?: unknown; request_id?: unknown } | null;
-  return typeof b?.error === 'string' && typeof b.request_id === 'string' && UUID.test(b.request_id);
+  return typeof b?.error === 'string' && typeof b.request_id === 'string' && REQUEST_ID.test(b.request_id);
 }
 
 /**

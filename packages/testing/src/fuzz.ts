@@ -151,3 +151,25 @@ export function contractViolation(
   }
   return null;
 }
+
+/** How long a fuzzed request may take before it counts as a hang. */
+export const FUZZ_HANG_MS = 10_000;
+
+/**
+ * A fuzz test file's seeded runner (see fuzzSettings): `run` checks a property
+ * `numRuns` times and stops at the first failure; `expectContract` awaits a
+ * request, bounded by FUZZ_HANG_MS, and throws on a contractViolation;
+ * `timeout` is the jest timeout of one fuzzed endpoint.
+ */
+export function fuzzRunner(ciRuns: number) {
+  const { numRuns, seed } = fuzzSettings(ciRuns);
+  return {
+    timeout: numRuns * FUZZ_HANG_MS,
+    // biome-ignore lint/suspicious/noExplicitAny: any property arity; fc.assert checks it.
+    run: (property: fc.IAsyncProperty<any>) => fc.assert(property, { numRuns, seed, endOnFailure: true }),
+    async expectContract(req: Test, opts?: Parameters<typeof contractViolation>[1]): Promise<void> {
+      const violation = contractViolation(await req.timeout(FUZZ_HANG_MS), opts);
+      if (violation) throw new Error(violation);
+    },
+  };
+}

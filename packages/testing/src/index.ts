@@ -1,5 +1,6 @@
 export * from './db';
 export * from './elevenlabs-fake';
+export * from './error-contract';
 export * from './fault-load';
 export * from './fuzz';
 export * from './http-server';
@@ -9,4 +10,5 @@ export { perTestFile } from './per-file';
 export * from './private-servers';
 export { type PromFamily, type PromMetric, parsePrometheusText } from './prometheus';
 export * from './smtp-capture';
+export * from './storage-faults';
 export * from './stripe-fake';

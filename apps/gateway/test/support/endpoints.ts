@@ -20,6 +20,27 @@ const ip = () => `10.88.${Math.floor(sequence / 250) % 250}.${(sequence % 250) +
 
 const chat = { lane: 'free', project_id: 'p1', messages: [{ role: 'user', content: 'hi' }] };
 
+type Method = 'get' | 'post' | 'delete';
+type Body = object | (() => object);
+
+/**
+ * `METHOD path` with the caller's API key or session cookie (a session call
+ * that changes state also sends the app's Origin), and `body`, if any.
+ */
+const authorised =
+  (auth: 'key' | 'session') =>
+  (method: Method, path: string, body?: Body): EndpointCall => ({
+    name: `${method.toUpperCase()} ${path}`,
+    send: (app, c) => {
+      let req = request(app)[method](path);
+      req = auth === 'key' ? req.set('x-api-key', c.apiKey) : req.set('Cookie', c.cookie);
+      if (auth === 'session' && method !== 'get') req = req.set('Origin', PUBLIC_URL);
+      return body ? req.send(typeof body === 'function' ? body() : body) : req;
+    },
+  });
+const withKey = authorised('key');
+const withSession = authorised('session');
+
 /** Every route of the gateway (src/app.ts) in its ordinary, authorised form. */
 export const GATEWAY_ENDPOINTS: EndpointCall[] = [
   { name: 'GET /health', send: (app) => request(app).get('/health') },
@@ -45,103 +66,23 @@ export const GATEWAY_ENDPOINTS: EndpointCall[] = [
     name: 'GET /api/v1/auth/magic-link',
     send: (app) => request(app).get(`/api/v1/auth/magic-link?code=abc${next()}`),
   },
-  {
-    name: 'GET /api/v1/auth/session',
-    send: (app, c) => request(app).get('/api/v1/auth/session').set('Cookie', c.cookie),
-  },
-  {
-    name: 'GET /api/v1/me (session)',
-    send: (app, c) => request(app).get('/api/v1/me').set('Cookie', c.cookie),
-  },
-  {
-    name: 'GET /api/v1/me (api key)',
-    send: (app, c) => request(app).get('/api/v1/me').set('x-api-key', c.apiKey),
-  },
-  {
-    name: 'POST /api/v1/auth/api-keys',
-    send: (app, c) =>
-      request(app)
-        .post('/api/v1/auth/api-keys')
-        .set('Cookie', c.cookie)
-        .set('Origin', PUBLIC_URL)
-        .send({ name: `k${next()}` }),
-  },
-  {
-    name: 'GET /api/v1/auth/api-keys/list',
-    send: (app, c) => request(app).get('/api/v1/auth/api-keys/list').set('Cookie', c.cookie),
-  },
-  {
-    name: 'POST /api/v1/auth/api-keys/revoke',
-    send: (app, c) =>
-      request(app)
-        .post('/api/v1/auth/api-keys/revoke')
-        .set('Cookie', c.cookie)
-        .set('Origin', PUBLIC_URL)
-        .send({ key_id: '00000000-0000-4000-8000-000000000000' }),
-  },
-  {
-    name: 'POST /api/v1/keys',
-    send: (app, c) =>
-      request(app)
-        .post('/api/v1/keys')
-        .set('x-api-key', c.apiKey)
-        .send({ provider: 'groq', key: 'gsk_fault_test_key_1' }),
-  },
-  { name: 'GET /api/v1/keys', send: (app, c) => request(app).get('/api/v1/keys').set('x-api-key', c.apiKey) },
-  {
-    name: 'DELETE /api/v1/keys/{provider}',
-    send: (app, c) => request(app).delete('/api/v1/keys/cerebras').set('x-api-key', c.apiKey),
-  },
-  {
-    name: 'GET /api/v1/usage',
-    send: (app, c) =>
-      request(app).get('/api/v1/usage?from=2026-01-01&to=2026-01-31').set('x-api-key', c.apiKey),
-  },
-  {
-    name: 'POST /api/v1/ai/chat/completions',
-    send: (app, c) => request(app).post('/api/v1/ai/chat/completions').set('x-api-key', c.apiKey).send(chat),
-  },
-  {
-    name: 'POST /api/v1/ai/chat/stream',
-    send: (app, c) => request(app).post('/api/v1/ai/chat/stream').set('x-api-key', c.apiKey).send(chat),
-  },
-  {
-    name: 'POST /api/v1/ai/image',
-    send: (app, c) =>
-      request(app)
-        .post('/api/v1/ai/image')
-        .set('x-api-key', c.apiKey)
-        .send({ project_id: 'p1', prompt: 'a cat' }),
-  },
-  {
-    name: 'POST /api/v1/ai/tts',
-    send: (app, c) =>
-      request(app)
-        .post('/api/v1/ai/tts')
-        .set('x-api-key', c.apiKey)
-        .send({ project_id: 'p1', text: 'hello' }),
-  },
-  {
-    name: 'POST /api/v1/ai/music',
-    send: (app, c) =>
-      request(app)
-        .post('/api/v1/ai/music')
-        .set('x-api-key', c.apiKey)
-        .send({ project_id: 'p1', prompt: 'piano' }),
-  },
-  {
-    name: 'POST /api/v1/ai/soundfx',
-    send: (app, c) =>
-      request(app)
-        .post('/api/v1/ai/soundfx')
-        .set('x-api-key', c.apiKey)
-        .send({ project_id: 'p1', prompt: 'rain' }),
-  },
+  withSession('get', '/api/v1/auth/session'),
+  { ...withSession('get', '/api/v1/me'), name: 'GET /api/v1/me (session)' },
+  { ...withKey('get', '/api/v1/me'), name: 'GET /api/v1/me (api key)' },
+  withSession('post', '/api/v1/auth/api-keys', () => ({ name: `k${next()}` })),
+  withSession('get', '/api/v1/auth/api-keys/list'),
+  withSession('post', '/api/v1/auth/api-keys/revoke', { key_id: '00000000-0000-4000-8000-000000000000' }),
+  withKey('post', '/api/v1/keys', { provider: 'groq', key: 'gsk_fault_test_key_1' }),
+  withKey('get', '/api/v1/keys'),
+  { ...withKey('delete', '/api/v1/keys/cerebras'), name: 'DELETE /api/v1/keys/{provider}' },
+  { ...withKey('get', '/api/v1/usage?from=2026-01-01&to=2026-01-31'), name: 'GET /api/v1/usage' },
+  withKey('post', '/api/v1/ai/chat/completions', chat),
+  withKey('post', '/api/v1/ai/chat/stream', chat),
+  withKey('post', '/api/v1/ai/image', { project_id: 'p1', prompt: 'a cat' }),
+  withKey('post', '/api/v1/ai/tts', { project_id: 'p1', text: 'hello' }),
+  withKey('post', '/api/v1/ai/music', { project_id: 'p1', prompt: 'piano' }),
+  withKey('post', '/api/v1/ai/soundfx', { project_id: 'p1', prompt: 'rain' }),
 ];
 
 /** Ends the caller's session, so it is not in GATEWAY_ENDPOINTS, which tests fire concurrently. */
-export const LOGOUT: EndpointCall = {
-  name: 'POST /api/v1/auth/logout',
-  send: (app, c) =>
-    request(app).post('/api/v1/auth/logout').set('Cookie', c.cookie).set('Origin', PUBLIC_URL),
-};
+export const LOGOUT: EndpointCall = withSession('post', '/api/v1/auth/logout');

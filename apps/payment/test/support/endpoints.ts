@@ -7,22 +7,42 @@ export type Target = Parameters<typeof request>[0];
 
 export type EndpointCall = { name: string; send(target: Target): request.Test };
 
-const urls = { success_url: 'https://app.example.com/done', cancel_url: 'https://app.example.com/cancel' };
+/** The return URLs of every checkout body in these tests. */
+export const urls = {
+  success_url: 'https://app.example.com/done',
+  cancel_url: 'https://app.example.com/cancel',
+};
+
+/** POSTs `raw` to /webhooks/stripe as JSON, signed with the harness secret unless `signature` is given (null: none). */
+export function sendWebhook(
+  target: Target,
+  raw: string,
+  signature: string | null = signWebhookPayload(raw, WEBHOOK_SECRET),
+): request.Test {
+  const req = request(target).post('/webhooks/stripe').set('Content-Type', 'application/json');
+  return (signature === null ? req : req.set('Stripe-Signature', signature)).send(raw);
+}
+
+/** The seeded catalog, and a customer (in the fake and the DB) with an active monthly subscription. */
+export async function seedSubscriber(h: Harness) {
+  const catalog = seedCatalog(h.fake);
+  const userId = newUserId();
+  const customer = h.fake.seedCustomer({ email: 'a@example.com', metadata: { user_id: userId } });
+  await h.prisma.customer.create({ data: { userId, stripeCustomerId: customer.id, email: 'a@example.com' } });
+  const subscription = h.fake.seedSubscription({
+    customer: customer.id,
+    items: [{ price: catalog.monthly.id }],
+    status: 'active',
+  });
+  return { ...catalog, userId, subscription };
+}
 
 /**
  * Every route of the payment service (src/app.ts) in its ordinary, authorised
  * form, on a catalog and a customer seeded in `h` (call while everything is up).
  */
 export async function paymentEndpoints(h: Harness): Promise<EndpointCall[]> {
-  const { product, monthly, oneTime } = seedCatalog(h.fake);
-  const userId = newUserId();
-  const customer = h.fake.seedCustomer({ email: 'a@example.com', metadata: { user_id: userId } });
-  await h.prisma.customer.create({ data: { userId, stripeCustomerId: customer.id, email: 'a@example.com' } });
-  const sub = h.fake.seedSubscription({
-    customer: customer.id,
-    items: [{ price: monthly.id }],
-    status: 'active',
-  });
+  const { product, monthly, oneTime, userId, subscription: sub } = await seedSubscriber(h);
   const api = (target: Target, method: 'get' | 'post', path: string) =>
     request(target)[method](path).set('X-API-Key', API_KEY);
   const base = { user_id: userId, email: 'a@example.com', ...urls };
@@ -63,14 +83,7 @@ export async function paymentEndpoints(h: Harness): Promise<EndpointCall[]> {
     },
     {
       name: 'POST /webhooks/stripe',
-      send: (t) => {
-        const raw = JSON.stringify(buildEvent('customer.subscription.updated', sub));
-        return request(t)
-          .post('/webhooks/stripe')
-          .set('Content-Type', 'application/json')
-          .set('Stripe-Signature', signWebhookPayload(raw, WEBHOOK_SECRET))
-          .send(raw);
-      },
+      send: (t) => sendWebhook(t, JSON.stringify(buildEvent('customer.subscription.updated', sub))),
     },
   ];
 }
