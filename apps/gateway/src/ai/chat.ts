@@ -1,8 +1,9 @@
 import type { ChatCompletionResponse, ChatUsage } from '@platform/contract';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { PreparedChat } from './chat-request';
-import { type FallbackResult, runWithFallback } from './fallback';
+import type { FallbackResult } from './fallback';
 import type { Target } from './lanes';
+import { runTargets } from './run-targets';
 import type { AiRuntime, StoredKeys } from './runtime';
 
 /** Usage as the provider reported it; zeros when it reported none. */
@@ -30,16 +31,11 @@ export function runChatCompletion(
   storedKeys: StoredKeys,
   clientSignal: AbortSignal,
 ): Promise<FallbackResult<ChatCompletion>> {
-  return runWithFallback({
+  return runTargets(rt, {
     endpoint: 'chat',
     targets: prepared.targets,
-    resolveCredential: (t) => rt.providers.credential(t.provider, storedKeys[t.provider]),
+    storedKeys,
     clientSignal,
-    timeoutMs: rt.upstreamTimeoutMs,
-    deadlineMs: rt.requestDeadlineMs,
-    breaker: rt.breaker,
-    logger: rt.logger,
-    metrics: rt.metrics,
     attempt: ({ target, credential, signal }) =>
       rt.providers
         .chat(credential)

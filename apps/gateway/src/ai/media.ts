@@ -7,8 +7,9 @@ import type {
 } from '@platform/contract';
 import { AppError } from '@platform/errors';
 import { postElevenLabsAudio } from './elevenlabs';
-import { type AttemptContext, type FallbackResult, runWithFallback } from './fallback';
+import type { AttemptContext, FallbackResult } from './fallback';
 import { type MediaKind, selectTargets, type Target } from './lanes';
+import { runTargets } from './run-targets';
 import type { AiRuntime, StoredKeys } from './runtime';
 import { UpstreamHttpError } from './upstream-errors';
 
@@ -32,19 +33,8 @@ function runMedia<T>(
   call: MediaCall,
   attempt: (ctx: AttemptContext) => Promise<T>,
 ): Promise<FallbackResult<T>> {
-  return runWithFallback({
-    endpoint: kind,
-    targets: call.targets,
-    resolveCredential: (t) => rt.providers.credential(t.provider, call.storedKeys[t.provider]),
-    clientSignal: call.clientSignal,
-    // Media answers arrive whole, so the timeout covers the full download.
-    timeoutMs: rt.upstreamTimeoutMs,
-    deadlineMs: rt.requestDeadlineMs,
-    breaker: rt.breaker,
-    logger: rt.logger,
-    metrics: rt.metrics,
-    attempt,
-  });
+  // Media answers arrive whole, so the per-target timeout covers the full download.
+  return runTargets(rt, { endpoint: kind, ...call, attempt });
 }
 
 export async function generateImage(rt: AiRuntime, req: ImageRequest, call: MediaCall) {

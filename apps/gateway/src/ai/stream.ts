@@ -7,8 +7,9 @@ import { logUpstream } from './accounting';
 import { toChatUsage, upstreamChatParams } from './chat';
 import type { PreparedChat } from './chat-request';
 import type { ChatUpstream } from './chat-upstream';
-import { type FallbackResult, runWithFallback } from './fallback';
+import type { FallbackResult } from './fallback';
 import type { Target } from './lanes';
+import { runTargets } from './run-targets';
 import type { AiRuntime, StoredKeys } from './runtime';
 import { openSse, type SseWriter } from './sse';
 
@@ -106,16 +107,11 @@ export async function relayChatStream(
   opts: { clientSignal: AbortSignal; format: StreamFormat },
 ): Promise<StreamOutcome> {
   const { format } = opts;
-  const result = await runWithFallback({
+  const result = await runTargets(rt, {
     endpoint: 'stream',
     targets: prepared.targets,
-    resolveCredential: (t) => rt.providers.credential(t.provider, storedKeys[t.provider]),
+    storedKeys,
     clientSignal: opts.clientSignal,
-    timeoutMs: rt.upstreamTimeoutMs,
-    deadlineMs: rt.requestDeadlineMs,
-    breaker: rt.breaker,
-    logger: rt.logger,
-    metrics: rt.metrics,
     attempt: ({ target, credential, signal }) =>
       startStream(rt.providers.chat(credential), prepared, target, signal),
   });
