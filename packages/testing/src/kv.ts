@@ -10,6 +10,12 @@ import {
 export type CreateTestKvOptions = {
   /** Redis server; default TEST_REDIS_URL. Without one, or with '', the in-memory store. */
   url?: string;
+  /**
+   * Bound on each Redis command. Default: the product's (fast 503s) when `url` names a
+   * server of the test's own (fault tests stop it), 5 s on the shared TEST_REDIS_URL, so
+   * a CPU-starved CI machine slows a test down instead of failing it.
+   */
+  commandTimeoutMs?: number;
 };
 
 /**
@@ -19,7 +25,12 @@ export type CreateTestKvOptions = {
 export function createTestKv(options: CreateTestKvOptions = {}): KeyValueStore | RedisKeyValueStore {
   const url = options.url === undefined ? process.env.TEST_REDIS_URL : options.url;
   if (!url) return createMemoryStore();
-  const store = createRedisStore({ url, keyPrefix: `test:${randomBytes(8).toString('hex')}:` });
+  const commandTimeoutMs = options.commandTimeoutMs ?? (options.url === undefined ? 5_000 : undefined);
+  const store = createRedisStore({
+    url,
+    keyPrefix: `test:${randomBytes(8).toString('hex')}:`,
+    commandTimeoutMs,
+  });
   return {
     ...store,
     async close() {
