@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorWords } from './api';
 import { ConfirmDialog, Modal } from './dialog';
 import { formatDate } from './format';
+import { BusyButton, Card, ErrorText, Field, onSubmit, Table, useAction } from './ui';
 
 const NAME_RULE = /^[A-Za-z0-9]{1,64}$/;
 
@@ -72,12 +73,8 @@ export function ApiKeys(props: {
   const [keys, setKeys] = useState<ApiKeySummary[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [name, setName] = useState('');
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<CreateApiKeyResponse | null>(null);
   const [revoking, setRevoking] = useState<ApiKeySummary | null>(null);
-  const [revokeError, setRevokeError] = useState<string | null>(null);
-  const [revokeBusy, setRevokeBusy] = useState(false);
   const createButton = useRef<HTMLButtonElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const { onAuthLost, onCreated } = props;
@@ -97,50 +94,36 @@ export function ApiKeys(props: {
 
   const active = keys?.filter((k) => k.status === 'active').length ?? 0;
 
-  const create = async (event: Event) => {
-    event.preventDefault();
-    const wanted = name.trim();
-    if (!NAME_RULE.test(wanted)) {
-      setFormError('A key name is 1 to 64 letters or digits (no spaces).');
-      return;
-    }
-    setBusy(true);
-    setFormError(null);
-    try {
+  const creating = useAction(
+    async (wanted: string) => {
       const key = await api.createKey({ name: wanted, scope: 'ai' });
       setCreated(key);
       setName('');
       onCreated(key.key);
       await load();
-    } catch (err) {
-      setFormError(errorWords(err));
-      onAuthLost(err);
-    } finally {
-      setBusy(false);
+    },
+    { onError: onAuthLost },
+  );
+  const create = async () => {
+    const wanted = name.trim();
+    if (!NAME_RULE.test(wanted)) {
+      creating.setError('A key name is 1 to 64 letters or digits (no spaces).');
+      return;
     }
+    await creating.run(wanted);
   };
 
-  const revoke = async () => {
-    if (!revoking) return;
-    setRevokeBusy(true);
-    setRevokeError(null);
-    try {
-      await api.revokeKey({ key_id: revoking.key_id });
+  const revokeAction = useAction(
+    async (key: ApiKeySummary) => {
+      await api.revokeKey({ key_id: key.key_id });
       setRevoking(null);
       await load();
-    } catch (err) {
-      setRevokeError(errorWords(err));
-      onAuthLost(err);
-    } finally {
-      setRevokeBusy(false);
-    }
-  };
+    },
+    { onError: onAuthLost },
+  );
 
   return (
-    <section class="card" id="api-keys" aria-labelledby="api-keys-title">
-      <h2 id="api-keys-title" ref={heading} tabIndex={-1}>
-        API keys
-      </h2>
+    <Card id="api-keys" title="API keys" headingRef={heading}>
       <p>
         Programs send a key in the <code>x-api-key</code> header. {active} of {props.maxKeys} active keys in
         use.
@@ -150,84 +133,65 @@ export function ApiKeys(props: {
           You have reached the limit of {props.maxKeys} active keys. Revoke one to create another.
         </p>
       )}
-      <form onSubmit={create} class="inline-form">
-        <label for="key-name">New key name (letters and digits)</label>
-        <input
+      <form onSubmit={onSubmit(create)} class="inline-form">
+        <Field
           id="key-name"
+          label="New key name (letters and digits)"
           name="name"
           autocomplete="off"
           maxLength={64}
           value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-          aria-describedby={formError ? 'key-form-error' : undefined}
+          onValue={setName}
+          aria-describedby={creating.error ? 'key-form-error' : undefined}
         />
-        <button type="submit" ref={createButton} disabled={busy}>
-          {busy ? 'Creating…' : 'Create key'}
-        </button>
+        <BusyButton buttonRef={createButton} busy={creating.busy} busyLabel="Creating…">
+          Create key
+        </BusyButton>
       </form>
-      {formError && (
-        <p class="error" role="alert" id="key-form-error">
-          {formError}
-        </p>
-      )}
-      {loadError && (
-        <p class="error" role="alert">
-          {loadError}
-        </p>
-      )}
+      <ErrorText error={creating.error} id="key-form-error" />
+      <ErrorText error={loadError} />
       {keys && keys.length === 0 && <p>No keys yet.</p>}
       {keys && keys.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Your API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr
-                  key={k.key_id}
-                  class={k.status === 'revoked' ? 'muted' : undefined}
-                  data-key-id={k.key_id}
-                >
-                  <th scope="row">{k.name}</th>
-                  <td>
-                    <code>{k.key_prefix}…</code>
-                  </td>
-                  <td>{k.scope}</td>
-                  <td>{formatDate(k.created_at)}</td>
-                  <td>{k.last_used_at ? formatDate(k.last_used_at) : 'never'}</td>
-                  <td>{k.status}</td>
-                  <td>
-                    {k.status === 'active' && (
-                      <button
-                        type="button"
-                        class="danger small"
-                        aria-label={`Revoke key ${k.name}`}
-                        onClick={() => {
-                          setRevokeError(null);
-                          setRevoking(k);
-                        }}
-                      >
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption="Your API keys"
+          columns={[
+            'Name',
+            'Prefix',
+            'Scope',
+            'Created',
+            'Last used',
+            'Status',
+            { label: 'Actions', hidden: true },
+          ]}
+        >
+          {keys.map((k) => (
+            <tr key={k.key_id} class={k.status === 'revoked' ? 'muted' : undefined} data-key-id={k.key_id}>
+              <th scope="row">{k.name}</th>
+              <td>
+                <code>{k.key_prefix}…</code>
+              </td>
+              <td>{k.scope}</td>
+              <td>{formatDate(k.created_at)}</td>
+              <td>{k.last_used_at ? formatDate(k.last_used_at) : 'never'}</td>
+              <td>{k.status}</td>
+              <td>
+                {k.status === 'active' && (
+                  <button
+                    type="button"
+                    class="danger small"
+                    aria-label={`Revoke key ${k.name}`}
+                    onClick={() => {
+                      revokeAction.setError(null);
+                      setRevoking(k);
+                    }}
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       {created && (
         <NewKeyDialog
@@ -240,9 +204,8 @@ export function ApiKeys(props: {
         <ConfirmDialog
           title={`Revoke key “${revoking.name}”?`}
           confirmLabel="Revoke key"
-          busy={revokeBusy}
-          error={revokeError}
-          onConfirm={revoke}
+          action={revokeAction}
+          onConfirm={() => void revokeAction.run(revoking)}
           onCancel={() => setRevoking(null)}
           returnFocus={() => heading.current}
         >
@@ -252,6 +215,6 @@ export function ApiKeys(props: {
           </p>
         </ConfirmDialog>
       )}
-    </section>
+    </Card>
   );
 }

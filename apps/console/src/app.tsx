@@ -5,6 +5,7 @@ import { ApiKeys } from './api-keys';
 import { ProviderKeys } from './provider-keys';
 import { QuickTry } from './quick-try';
 import { FinishSignIn, SignInForm } from './sign-in';
+import { ErrorText } from './ui';
 import { Usage } from './usage';
 
 /** The sign-in code the mailed link carries, if the page was opened from one. */
@@ -89,11 +90,7 @@ export function App() {
         </nav>
       )}
       <main id="main" tabIndex={-1}>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorText error={error} />
         {code && (
           <FinishSignIn
             code={code}

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef } from 'preact/hooks';
+import { BusyButton, ErrorText } from './ui';
 
 /**
  * A modal built on the native <dialog>: the browser traps focus inside it,
@@ -45,8 +46,8 @@ export function ConfirmDialog(props: {
   title: string;
   children: ComponentChildren;
   confirmLabel: string;
-  busy: boolean;
-  error: string | null;
+  /** The confirmed action's state (see `useAction`). */
+  action: { busy: boolean; error: string | null };
   onConfirm: () => void;
   onCancel: () => void;
   returnFocus?: () => HTMLElement | null | undefined;
@@ -54,18 +55,20 @@ export function ConfirmDialog(props: {
   return (
     <Modal title={props.title} onClose={props.onCancel} returnFocus={props.returnFocus} role="alertdialog">
       {props.children}
-      {props.error && (
-        <p class="error" role="alert">
-          {props.error}
-        </p>
-      )}
+      <ErrorText error={props.action.error} />
       <div class="actions">
         <button type="button" autofocus onClick={props.onCancel}>
           Cancel
         </button>
-        <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>
-          {props.busy ? 'Working…' : props.confirmLabel}
-        </button>
+        <BusyButton
+          type="button"
+          class="danger"
+          busy={props.action.busy}
+          busyLabel="Working…"
+          onClick={props.onConfirm}
+        >
+          {props.confirmLabel}
+        </BusyButton>
       </div>
     </Modal>
   );

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, errorWords } from './api';
 import { ConfirmDialog } from './dialog';
 import { formatDate } from './format';
+import { BusyButton, Card, ErrorText, Field, onSubmit, useAction } from './ui';
 
 /** The providers of the contract, kept here as values so zod stays out of the bundle. */
 const PROVIDERS = [
@@ -38,14 +39,31 @@ export function ProviderKeys(props: { onAuthLost: (err: unknown) => void }) {
   const [stored, setStored] = useState<ListProviderKeysResponse | null>(null);
   const [provider, setProvider] = useState<Provider>('openai');
   const [secret, setSecret] = useState('');
-  const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [deleting, setDeleting] = useState<Provider | null>(null);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
-  const [deleteBusy, setDeleteBusy] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
   const { onAuthLost } = props;
+  const storing = useAction(
+    async () => {
+      setStatus(null);
+      await api.storeProviderKey({ provider, key: secret.trim() });
+      setSecret('');
+      setStatus(`Stored a key for ${LABELS[provider]}.`);
+      await load();
+    },
+    { words: wordsFor, onError: onAuthLost },
+  );
+  const removing = useAction(
+    async (gone: Provider) => {
+      await api.deleteProviderKey(gone);
+      setStatus(`Deleted the key for ${LABELS[gone]}.`);
+      setDeleting(null);
+      await load();
+    },
+    { words: wordsFor, onError: onAuthLost },
+  );
+  // A failed listing shows where a failed store does.
+  const { setError } = storing;
 
   const load = useCallback(async () => {
     try {
@@ -54,51 +72,13 @@ export function ProviderKeys(props: { onAuthLost: (err: unknown) => void }) {
       setError(wordsFor(err));
       onAuthLost(err);
     }
-  }, [onAuthLost]);
+  }, [onAuthLost, setError]);
   useEffect(() => {
     void load();
   }, [load]);
 
-  const store = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setStatus(null);
-    try {
-      await api.storeProviderKey({ provider, key: secret.trim() });
-      setSecret('');
-      setStatus(`Stored a key for ${LABELS[provider]}.`);
-      await load();
-    } catch (err) {
-      setError(wordsFor(err));
-      onAuthLost(err);
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const remove = async () => {
-    if (!deleting) return;
-    setDeleteBusy(true);
-    setDeleteError(null);
-    try {
-      await api.deleteProviderKey(deleting);
-      setStatus(`Deleted the key for ${LABELS[deleting]}.`);
-      setDeleting(null);
-      await load();
-    } catch (err) {
-      setDeleteError(wordsFor(err));
-      onAuthLost(err);
-    } finally {
-      setDeleteBusy(false);
-    }
-  };
-
   return (
-    <section class="card" id="provider-keys" aria-labelledby="provider-keys-title">
-      <h2 id="provider-keys-title" ref={heading} tabIndex={-1}>
-        Provider keys
-      </h2>
+    <Card id="provider-keys" title="Provider keys" headingRef={heading}>
       <p>
         Your own keys for AI providers. The gateway uses them for your requests instead of its own, stores
         them encrypted, and never shows them again.
@@ -116,7 +96,7 @@ export function ProviderKeys(props: { onAuthLost: (err: unknown) => void }) {
                 class="danger small"
                 aria-label={`Delete the ${LABELS[k.provider]} key`}
                 onClick={() => {
-                  setDeleteError(null);
+                  removing.setError(null);
                   setDeleting(k.provider);
                 }}
               >
@@ -126,7 +106,7 @@ export function ProviderKeys(props: { onAuthLost: (err: unknown) => void }) {
           ))}
         </ul>
       )}
-      <form onSubmit={store} class="stack-form">
+      <form onSubmit={onSubmit(storing.run)} class="stack-form">
         <label for="provider">Provider</label>
         <select
           id="provider"
@@ -139,9 +119,9 @@ export function ProviderKeys(props: { onAuthLost: (err: unknown) => void }) {
             </option>
           ))}
         </select>
-        <label for="provider-secret">Key</label>
-        <input
+        <Field
           id="provider-secret"
+          label="Key"
           type="password"
           autocomplete="off"
           spellcheck={false}
@@ -149,33 +129,28 @@ export function ProviderKeys(props: { onAuthLost: (err: unknown) => void }) {
           minLength={8}
           maxLength={512}
           value={secret}
-          onInput={(e) => setSecret(e.currentTarget.value)}
+          onValue={setSecret}
         />
-        <button type="submit" disabled={busy}>
-          {busy ? 'Storing…' : 'Store key'}
-        </button>
+        <BusyButton busy={storing.busy} busyLabel="Storing…">
+          Store key
+        </BusyButton>
       </form>
       <p role="status" aria-live="polite">
         {status}
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorText error={storing.error} />
       {deleting && (
         <ConfirmDialog
           title={`Delete the ${LABELS[deleting]} key?`}
           confirmLabel="Delete key"
-          busy={deleteBusy}
-          error={deleteError}
-          onConfirm={remove}
+          action={removing}
+          onConfirm={() => void removing.run(deleting)}
           onCancel={() => setDeleting(null)}
           returnFocus={() => heading.current}
         >
           <p>Your requests then use the gateway's own {LABELS[deleting]} key, if it has one.</p>
         </ConfirmDialog>
       )}
-    </section>
+    </Card>
   );
 }

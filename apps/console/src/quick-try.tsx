@@ -8,6 +8,7 @@ import type {
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, apiUrl, errorWords } from './api';
 import { formatNumber } from './format';
+import { BusyButton, ErrorText, Field } from './ui';
 
 type SseEvent = { event: string; data: string };
 
@@ -115,16 +116,16 @@ export function QuickTry(props: { lanes: string[]; freshKey: string | null; onDo
       <h2 id="quick-try-title">Quick try</h2>
       <p>Send one message with an API key and watch the answer stream in. The key is not stored.</p>
       <form onSubmit={send} class="stack-form">
-        <label for="try-key">API key</label>
-        <input
+        <Field
           id="try-key"
+          label="API key"
           type="password"
           autocomplete="off"
           spellcheck={false}
           required
           placeholder="gw_…"
           value={key}
-          onInput={(e) => setKey(e.currentTarget.value)}
+          onValue={setKey}
         />
         {props.freshKey && key === props.freshKey && <p class="hint">Using the key you just created.</p>}
         <div class="two-cols">
@@ -139,13 +140,13 @@ export function QuickTry(props: { lanes: string[]; freshKey: string | null; onDo
             </select>
           </div>
           <div>
-            <label for="try-project">Project id</label>
-            <input
+            <Field
               id="try-project"
+              label="Project id"
               required
               maxLength={128}
               value={project}
-              onInput={(e) => setProject(e.currentTarget.value)}
+              onValue={setProject}
             />
           </div>
         </div>
@@ -157,9 +158,9 @@ export function QuickTry(props: { lanes: string[]; freshKey: string | null; onDo
           value={message}
           onInput={(e) => setMessage(e.currentTarget.value)}
         />
-        <button type="submit" disabled={busy}>
-          {busy ? 'Answering…' : 'Send'}
-        </button>
+        <BusyButton busy={busy} busyLabel="Answering…">
+          Send
+        </BusyButton>
       </form>
       <h3>Answer</h3>
       <output class="answer" aria-live="polite" data-testid="answer" for="try-message">
@@ -170,11 +171,7 @@ export function QuickTry(props: { lanes: string[]; freshKey: string | null; onDo
           Model {done.model_used}, {formatNumber(done.usage.total_tokens)} tokens ({done.finish_reason}).
         </p>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorText error={error} />
     </section>
   );
 }

@@ -1,6 +1,7 @@
 import type { GatewayConfigResponse } from '@platform/contract';
 import { useState } from 'preact/hooks';
-import { api, errorWords } from './api';
+import { api } from './api';
+import { BusyButton, ErrorText, Field, onSubmit, useAction } from './ui';
 
 /** Where the link went, in words a person can act on. */
 function LinkNotice(props: { config: GatewayConfigResponse | null; email: string }) {
@@ -26,22 +27,10 @@ function LinkNotice(props: { config: GatewayConfigResponse | null; email: string
 export function SignInForm(props: { config: GatewayConfigResponse | null }) {
   const [email, setEmail] = useState('');
   const [sentTo, setSentTo] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api.requestLink({ email: email.trim() });
-      setSentTo(email.trim());
-    } catch (err) {
-      setError(errorWords(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const sending = useAction(async () => {
+    await api.requestLink({ email: email.trim() });
+    setSentTo(email.trim());
+  });
 
   return (
     <section class="card" aria-labelledby="sign-in-title">
@@ -53,30 +42,26 @@ export function SignInForm(props: { config: GatewayConfigResponse | null }) {
           instead of being mailed.
         </p>
       )}
-      <form onSubmit={submit}>
-        <label for="email">E-mail address</label>
-        <input
+      <form onSubmit={onSubmit(sending.run)}>
+        <Field
           id="email"
+          label="E-mail address"
           name="email"
           type="email"
           autocomplete="email"
           required
           maxLength={254}
           value={email}
-          onInput={(e) => setEmail(e.currentTarget.value)}
+          onValue={setEmail}
         />
-        <button type="submit" disabled={busy}>
-          {busy ? 'Sending…' : 'Email me a sign-in link'}
-        </button>
+        <BusyButton busy={sending.busy} busyLabel="Sending…">
+          Email me a sign-in link
+        </BusyButton>
       </form>
       <div role="status" aria-live="polite">
         {sentTo && <LinkNotice config={props.config} email={sentTo} />}
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorText error={sending.error} />
     </section>
   );
 }
@@ -87,36 +72,29 @@ export function SignInForm(props: { config: GatewayConfigResponse | null }) {
  * use it up.
  */
 export function FinishSignIn(props: { code: string; onSignedIn: () => void; onDiscard: () => void }) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const finish = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await api.verifyCode({ code: props.code });
-      props.onSignedIn();
-    } catch (err) {
-      setError(errorWords(err));
-      setBusy(false);
-    }
-  };
+  const finishing = useAction(async () => {
+    await api.verifyCode({ code: props.code });
+    props.onSignedIn();
+  });
   return (
     <section class="card" aria-labelledby="finish-title">
       <h2 id="finish-title">Finish signing in</h2>
       <p>You opened a sign-in link. Press the button to sign in on this browser.</p>
       <div class="actions">
-        <button type="button" autofocus disabled={busy} onClick={finish}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
+        <BusyButton
+          type="button"
+          autofocus
+          busy={finishing.busy}
+          busyLabel="Signing in…"
+          onClick={finishing.run}
+        >
+          Sign in
+        </BusyButton>
         <button type="button" class="secondary" onClick={props.onDiscard}>
           Not now
         </button>
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorText error={finishing.error} />
     </section>
   );
 }

@@ -2,6 +2,7 @@ import type { UsageRow, UsageTodayResponse } from '@platform/contract';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, errorWords } from './api';
 import { formatNumber, lastDays } from './format';
+import { ErrorText, Table } from './ui';
 
 const DAYS = 30;
 
@@ -138,11 +139,7 @@ export function Usage(props: { refreshKey: number; onAuthLost: (err: unknown) =>
         </button>
       </div>
       {today && <Today today={today} />}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorText error={error} />
       {rows && (
         <>
           <h3>Tokens per day, last {DAYS} days</h3>
@@ -151,39 +148,29 @@ export function Usage(props: { refreshKey: number; onAuthLost: (err: unknown) =>
           {lines.length === 0 ? (
             <p>No requests in the last {DAYS} days.</p>
           ) : (
-            <div class="table-wrap">
-              <table data-testid="usage-table">
-                <caption class="visually-hidden">
-                  Requests and tokens per project, day, lane and model
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Day</th>
-                    <th scope="col">Project</th>
-                    <th scope="col">Lane</th>
-                    <th scope="col">Model</th>
-                    <th scope="col" class="num">
-                      Requests
-                    </th>
-                    <th scope="col" class="num">
-                      Tokens
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {lines.map(({ row, m }) => (
-                    <tr key={`${row.day}/${row.project_id}/${m.lane}/${m.model}`}>
-                      <td>{row.day}</td>
-                      <td>{row.project_id}</td>
-                      <td>{m.lane ?? '—'}</td>
-                      <td>{m.model ?? '—'}</td>
-                      <td class="num">{formatNumber(m.requests)}</td>
-                      <td class="num">{formatNumber(m.total_tokens)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              testId="usage-table"
+              caption="Requests and tokens per project, day, lane and model"
+              columns={[
+                'Day',
+                'Project',
+                'Lane',
+                'Model',
+                { label: 'Requests', numeric: true },
+                { label: 'Tokens', numeric: true },
+              ]}
+            >
+              {lines.map(({ row, m }) => (
+                <tr key={`${row.day}/${row.project_id}/${m.lane}/${m.model}`}>
+                  <td>{row.day}</td>
+                  <td>{row.project_id}</td>
+                  <td>{m.lane ?? '—'}</td>
+                  <td>{m.model ?? '—'}</td>
+                  <td class="num">{formatNumber(m.requests)}</td>
+                  <td class="num">{formatNumber(m.total_tokens)}</td>
+                </tr>
+              ))}
+            </Table>
           )}
         </>
       )}

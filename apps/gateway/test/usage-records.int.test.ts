@@ -53,6 +53,20 @@ describe('usage records', () => {
     expect(rows[0]?.latencyMs).toBeGreaterThanOrEqual(0);
   });
 
+  it('a project_id with NUL is recorded too, and does not take the other rows of its batch with it', async () => {
+    expect((await chat('ok-project')).status).toBe(200);
+    expect((await chat('bad\u0000project')).status).toBe(200);
+    const rows = await rowsOf(caller.userId);
+    expect(rows.map((r) => r.projectId)).toEqual(['ok-project', 'bad\ufffdproject']);
+  });
+
+  it('a usage query for a project_id with NUL is answered, not 500', async () => {
+    const res = await request(h.app)
+      .get(`/api/v1/usage?from=${today()}&to=${today()}&project_id=%00`)
+      .set('x-api-key', caller.apiKey);
+    expect(res.status).toBe(200);
+  });
+
   it('rows are written in batches, not during the request', async () => {
     await chat();
     expect(await h.prisma.usageRecord.count({ where: { userId: caller.userId } })).toBe(0);

@@ -143,3 +143,55 @@ describe('signed webhooks of an unexpected shape', () => {
     expect(await h.prisma.webhookEvent.findUnique({ where: { id: event.id as string } })).not.toBeNull();
   });
 });
+
+describe('NUL and other control characters (Postgres cannot store NUL in text)', () => {
+  it.each([
+    ['checkout/item', 'user_id', (p: ReturnType<typeof payloads>) => ({ ...p.item, user_id: 'u\u0000' })],
+    [
+      'checkout/subscription',
+      'price_id',
+      (p: ReturnType<typeof payloads>) => ({ ...p.subscription, price_id: 'p\u0001' }),
+    ],
+  ])('%s with one in %s is 400 validation failed', async (path, field, make) => {
+    const res = await post(`/api/v1/${path}`, make(payloads()));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      error: 'validation failed',
+      details: [expect.objectContaining({ path: field })],
+    });
+  });
+
+  it('portal with NUL in user_id is 400, and a %00 path segment is 400', async () => {
+    const portal = await post('/api/v1/portal', {
+      user_id: '\u0000',
+      return_url: 'https://app.example.com/',
+    });
+    expect(portal.status).toBe(400);
+    const status = await request(h.app).get('/api/v1/subscriptions/%00/prod_1').set('X-API-Key', API_KEY);
+    expect(status.status).toBe(400);
+    expect(status.body).toMatchObject({
+      error: 'validation failed',
+      request_id: expect.stringMatching(UUID),
+    });
+  });
+
+  it('a signed webhook whose event id carries NUL is 400, and nothing is recorded', async () => {
+    const raw = JSON.stringify({
+      id: 'evt_\u0000',
+      object: 'event',
+      type: 'customer.subscription.updated',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: { id: 'sub_1' } },
+    });
+    const res = await request(h.app)
+      .post('/webhooks/stripe')
+      .set('Content-Type', 'application/json')
+      .set('Stripe-Signature', signWebhookPayload(raw, WEBHOOK_SECRET))
+      .send(raw);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      error: 'validation failed',
+      details: [expect.objectContaining({ path: 'id' })],
+    });
+  });
+});

@@ -35,13 +35,15 @@ export type ErrorBody = z.infer<typeof ZErrorBody>;
 /** An ISO 8601 timestamp in UTC with the `Z` suffix, e.g. `2026-11-21T10:00:00.000Z`. */
 export const ZIsoTimestamp = z.iso.datetime().meta({ example: '2026-11-21T10:00:00.000Z' });
 
+/** The fields after `status` of both health answers. */
+const serviceClock = {
+  timestamp: ZIsoTimestamp.meta({ description: 'Current server time (UTC).' }),
+  service: z.string().meta({ description: 'Name of the service.', example: 'payment' }),
+};
+
 /** `GET /health` of both services. */
 export const ZHealthResponse = z
-  .object({
-    status: z.literal('ok'),
-    timestamp: ZIsoTimestamp.meta({ description: 'Current server time (UTC).' }),
-    service: z.string().meta({ description: 'Name of the service.', example: 'payment' }),
-  })
+  .object({ status: z.literal('ok'), ...serviceClock })
   .meta({ id: 'HealthResponse' });
 export type HealthResponse = z.infer<typeof ZHealthResponse>;
 
@@ -52,8 +54,7 @@ export const ZDependencyState = z.enum(['up', 'down']);
 export const ZReadinessResponse = z
   .object({
     status: z.enum(['ready', 'not_ready']),
-    timestamp: ZIsoTimestamp.meta({ description: 'Current server time (UTC).' }),
-    service: z.string().meta({ description: 'Name of the service.', example: 'payment' }),
+    ...serviceClock,
     checks: z.record(z.string(), ZDependencyState).meta({
       description:
         'Per dependency: `database` and `key_value_store` (required), `smtp` on the gateway when SMTP_URL is set (reported, not required).',
@@ -63,17 +64,24 @@ export const ZReadinessResponse = z
   .meta({ id: 'ReadinessResponse' });
 export type ReadinessResponse = z.infer<typeof ZReadinessResponse>;
 
+const CONTROL = /\p{Cc}/u;
+
 /**
- * True when the string has no lone UTF-16 surrogate. JSON may carry `"\ud800"`,
- * which no UTF-8 encoder, URL encoder or HTTP header can represent: Stripe's
- * client throws `URIError` on it, so such strings are refused at the edge.
+ * True when the string has no lone UTF-16 surrogate and no control character.
+ * JSON may carry `"\ud800"`, which no UTF-8 encoder, URL encoder or HTTP header
+ * can represent (Stripe's client throws `URIError` on it), and `"\u0000"`, which
+ * Postgres cannot store in text; identifiers have no use for either, so such
+ * strings are refused at the edge.
  */
 export function isWellFormedText(value: string): boolean {
-  return value.isWellFormed();
+  return value.isWellFormed() && !CONTROL.test(value);
 }
 
-/** The refinement every identifier and URL field carries; a failure is 400 validation failed. */
-export const WELL_FORMED = [isWellFormedText, { message: 'must be well-formed Unicode text' }] as const;
+/** The refinement every identifier field carries; a failure is 400 validation failed. */
+export const WELL_FORMED = [
+  isWellFormedText,
+  { message: 'must be well-formed Unicode text without control characters' },
+] as const;
 
 /** Longest URL we accept; browsers and Stripe cope with it, longer ones are abuse. */
 export const MAX_URL_LENGTH = 2048;

@@ -2,7 +2,7 @@ import { ERROR_CODES } from '@platform/errors/codes';
 import { z } from 'zod';
 import { CHAT_LIMITS, findChatRuleViolation } from './chat-rules';
 import { ZRequestId } from './common';
-import { ZLaneName, ZModelName, ZProjectId } from './gateway-common';
+import { TOKEN_COUNT_FIELDS, ZLaneName, ZModelName, ZProjectId } from './gateway-common';
 
 /** Roles a chat message may have. */
 export const CHAT_ROLES = ['system', 'user', 'assistant'] as const;
@@ -66,13 +66,7 @@ export const ZChatCompletionRequest = z
   .meta({ id: 'ChatCompletionRequest' });
 
 /** Token counts of one completion. */
-export const ZChatUsage = z
-  .object({
-    prompt_tokens: z.number().int().min(0),
-    completion_tokens: z.number().int().min(0),
-    total_tokens: z.number().int().min(0),
-  })
-  .meta({ id: 'ChatUsage' });
+export const ZChatUsage = z.object(TOKEN_COUNT_FIELDS).meta({ id: 'ChatUsage' });
 export type ChatUsage = z.infer<typeof ZChatUsage>;
 
 /** `POST /api/v1/ai/chat/completions` 200. */

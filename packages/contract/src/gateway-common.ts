@@ -36,3 +36,12 @@ export const ZModelName = z.string().max(256).meta({
   description: "Model to use; defaults to the lane's default model.",
   example: 'llama-3.3-70b',
 });
+
+const ZTokenCount = z.number().int().min(0);
+
+/** The token counts of one completion, named alike in the gateway's and the OpenAI-compatible answers. */
+export const TOKEN_COUNT_FIELDS = {
+  prompt_tokens: ZTokenCount,
+  completion_tokens: ZTokenCount,
+  total_tokens: ZTokenCount,
+};

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TOKEN_COUNT_FIELDS } from './gateway-common';
 
 /**
  * Request parameters of `POST /v1/chat/completions` that are passed to the
@@ -101,13 +102,7 @@ export const ZOpenAiChatRequest = z
 export type OpenAiChatRequest = z.infer<typeof ZOpenAiChatRequest>;
 
 /** OpenAI's token counts. */
-export const ZOpenAiUsage = z
-  .object({
-    prompt_tokens: z.number().int().min(0),
-    completion_tokens: z.number().int().min(0),
-    total_tokens: z.number().int().min(0),
-  })
-  .meta({ id: 'OpenAiUsage' });
+export const ZOpenAiUsage = z.object(TOKEN_COUNT_FIELDS).meta({ id: 'OpenAiUsage' });
 
 const ZOpenAiToolCallOut = z.object({
   id: z.string(),

@@ -1,6 +1,5 @@
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import type { ErrorCode } from '@platform/errors/codes';
-import type { z } from 'zod';
 import { CHAT_RULE_CODES } from './chat-rules';
 import { ZChatCompletionRequest, ZChatCompletionResponse } from './gateway-ai';
 import {
@@ -13,6 +12,7 @@ import {
   ZTtsRequest,
 } from './gateway-media';
 import { buildErrorResponses } from './openapi-errors';
+import { jsonBody, jsonResponse } from './openapi-shared';
 
 const security = [{ ApiKeyAuth: [] }];
 const TAG = 'AI';
@@ -48,10 +48,6 @@ const STREAM_DESCRIPTION = [
 
 const binary = { type: 'string', format: 'binary' } as const;
 
-function jsonBody(schema: z.ZodType) {
-  return { required: true, content: { 'application/json': { schema } } };
-}
-
 function audioResponse(description: string, contentTypes: readonly string[]): ResponseConfig {
   return {
     description,
@@ -78,10 +74,7 @@ export function registerAiPaths(registry: OpenAPIRegistry): void {
     security,
     request: { body: jsonBody(ZChatCompletionRequest) },
     responses: {
-      200: {
-        description: 'Generated content.',
-        content: { 'application/json': { schema: ZChatCompletionResponse } },
-      },
+      200: jsonResponse('Generated content.', ZChatCompletionResponse),
       ...buildErrorResponses(CHAT_ERRORS),
     },
   });
@@ -111,7 +104,7 @@ export function registerAiPaths(registry: OpenAPIRegistry): void {
     security,
     request: { body: jsonBody(ZImageRequest) },
     responses: {
-      200: { description: 'Generated images.', content: { 'application/json': { schema: ZImageResponse } } },
+      200: jsonResponse('Generated images.', ZImageResponse),
       ...buildErrorResponses(MEDIA_ERRORS),
     },
   });

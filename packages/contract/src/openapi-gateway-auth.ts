@@ -18,6 +18,7 @@ import {
   ZVerifyCodeResponse,
 } from './gateway-auth';
 import { buildErrorResponses } from './openapi-errors';
+import { jsonBody, jsonResponse } from './openapi-shared';
 
 const TAG = 'Auth';
 
@@ -50,14 +51,6 @@ const SESSION_WRITE_ERRORS: readonly ErrorCode[] = [
   'internal',
 ];
 
-function jsonBody(schema: z.ZodType) {
-  return { required: true, content: { 'application/json': { schema } } };
-}
-
-function json(description: string, schema: z.ZodType) {
-  return { description, content: { 'application/json': { schema } } };
-}
-
 const setCookie = (description: string) => ({
   'Set-Cookie': {
     description,
@@ -78,7 +71,7 @@ function registerSignInPaths(registry: OpenAPIRegistry): void {
     tags: [TAG],
     request: { body: jsonBody(ZRequestMagicLinkRequest) },
     responses: {
-      202: json('Accepted; a link is sent if the address can sign in.', ZRequestMagicLinkResponse),
+      202: jsonResponse('Accepted; a link is sent if the address can sign in.', ZRequestMagicLinkResponse),
       ...buildErrorResponses([...BODY_ERRORS, 'invalid_redirect_url', 'rate_limited', 'internal']),
     },
   });
@@ -120,7 +113,7 @@ function registerSignInPaths(registry: OpenAPIRegistry): void {
     },
     responses: {
       200: {
-        ...json('Signed in.', ZVerifyCodeResponse),
+        ...jsonResponse('Signed in.', ZVerifyCodeResponse),
         headers: setCookie(`The \`${SESSION_COOKIE_NAME}\` session cookie.`),
       },
       303: {
@@ -141,7 +134,7 @@ function registerSignInPaths(registry: OpenAPIRegistry): void {
     tags: [TAG],
     security: session,
     responses: {
-      200: json('The session of the cookie.', ZSessionResponse),
+      200: jsonResponse('The session of the cookie.', ZSessionResponse),
       ...buildErrorResponses(['missing_authentication', 'rate_limited', 'internal']),
     },
   });
@@ -154,7 +147,10 @@ function registerSignInPaths(registry: OpenAPIRegistry): void {
     tags: [TAG],
     security: session,
     responses: {
-      200: { ...json('Signed out.', ZLogoutResponse), headers: setCookie('Expires the session cookie.') },
+      200: {
+        ...jsonResponse('Signed out.', ZLogoutResponse),
+        headers: setCookie('Expires the session cookie.'),
+      },
       ...buildErrorResponses(['csrf_origin', 'rate_limited', 'internal']),
     },
   });
@@ -166,7 +162,7 @@ function registerSignInPaths(registry: OpenAPIRegistry): void {
     tags: [TAG],
     security: SESSION_OR_API_KEY,
     responses: {
-      200: json('The signed-in user and how they authenticated.', ZMeResponse),
+      200: jsonResponse('The signed-in user and how they authenticated.', ZMeResponse),
       ...buildErrorResponses(['missing_authentication', 'invalid_api_key', 'rate_limited', 'internal']),
     },
   });
@@ -183,7 +179,7 @@ function registerApiKeyPaths(registry: OpenAPIRegistry): void {
     security: session,
     request: { body: jsonBody(ZCreateApiKeyRequest) },
     responses: {
-      201: json('Key created.', ZCreateApiKeyResponse),
+      201: jsonResponse('Key created.', ZCreateApiKeyResponse),
       ...buildErrorResponses([...SESSION_WRITE_ERRORS, 'maximum_keys']),
     },
   });
@@ -195,7 +191,7 @@ function registerApiKeyPaths(registry: OpenAPIRegistry): void {
     tags: [KEYS_TAG],
     security: session,
     responses: {
-      200: json('Keys of the user, newest first.', ZListApiKeysResponse),
+      200: jsonResponse('Keys of the user, newest first.', ZListApiKeysResponse),
       ...buildErrorResponses(['missing_authentication', 'rate_limited', 'internal']),
     },
   });
@@ -209,7 +205,7 @@ function registerApiKeyPaths(registry: OpenAPIRegistry): void {
     security: session,
     request: { body: jsonBody(ZRevokeApiKeyRequest) },
     responses: {
-      200: json('Key revoked.', ZRevokeApiKeyResponse),
+      200: jsonResponse('Key revoked.', ZRevokeApiKeyResponse),
       ...buildErrorResponses([...SESSION_WRITE_ERRORS, 'api_key_not_found']),
     },
   });

@@ -11,6 +11,7 @@ import {
   ZOpenAiModelList,
 } from './gateway-openai';
 import { groupErrorResponses } from './openapi-errors';
+import { jsonBody, jsonResponse } from './openapi-shared';
 
 /** Tag of the OpenAI-compatible operations. */
 export const OPENAI_TAG = {
@@ -113,7 +114,7 @@ export function registerOpenAiPaths(registry: OpenAPIRegistry): void {
           .optional()
           .meta({ description: 'Project for usage records, 1 to 128 characters; default `default`.' }),
       }),
-      body: { required: true, content: { 'application/json': { schema: ZOpenAiChatRequest } } },
+      body: jsonBody(ZOpenAiChatRequest),
     },
     responses: {
       200: {
@@ -140,10 +141,7 @@ export function registerOpenAiPaths(registry: OpenAPIRegistry): void {
     tags: [OPENAI_TAG.name],
     security,
     responses: {
-      200: {
-        description: 'The model ids `model` accepts.',
-        content: { 'application/json': { schema: ZOpenAiModelList } },
-      },
+      200: jsonResponse('The model ids `model` accepts.', ZOpenAiModelList),
       ...openAiErrorResponses(AUTH_ERRORS),
     },
   });
@@ -156,7 +154,7 @@ export function registerOpenAiPaths(registry: OpenAPIRegistry): void {
     security,
     request: { params: z.object({ model: z.string().meta({ example: 'free/llama-3.3-70b-versatile' }) }) },
     responses: {
-      200: { description: 'The model.', content: { 'application/json': { schema: ZOpenAiModel } } },
+      200: jsonResponse('The model.', ZOpenAiModel),
       ...openAiErrorResponses([...AUTH_ERRORS, 'model_not_found']),
     },
   });

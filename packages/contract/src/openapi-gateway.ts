@@ -1,4 +1,4 @@
-import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import type { ErrorCode } from '@platform/errors/codes';
 import { ZStreamChunkEvent, ZStreamDoneEvent, ZStreamErrorEvent } from './gateway-ai';
 import { SESSION_COOKIE_NAME } from './gateway-auth';
@@ -14,7 +14,13 @@ import { buildErrorResponses } from './openapi-errors';
 import { registerAiPaths } from './openapi-gateway-ai';
 import { AUTH_TAGS, registerAuthPaths, SESSION_OR_API_KEY } from './openapi-gateway-auth';
 import { OPENAI_EXTRA_SCHEMAS, OPENAI_TAG, registerOpenAiPaths } from './openapi-gateway-openai';
-import { type BuildOpenApiOptions, OPERATIONS_TAG, registerOperationalPaths } from './openapi-shared';
+import {
+  type BuildOpenApiOptions,
+  buildServiceOpenApi,
+  jsonBody,
+  jsonResponse,
+  OPERATIONS_TAG,
+} from './openapi-shared';
 
 const KEYS_TAG = 'Provider keys';
 const AUTH_ERRORS: readonly ErrorCode[] = [
@@ -35,10 +41,10 @@ function registerProviderKeyPaths(registry: OpenAPIRegistry): void {
     tags: [KEYS_TAG],
     security: SESSION_OR_API_KEY,
     request: {
-      body: { required: true, content: { 'application/json': { schema: ZStoreProviderKeyRequest } } },
+      body: jsonBody(ZStoreProviderKeyRequest),
     },
     responses: {
-      201: { description: 'Stored.', content: { 'application/json': { schema: ZStoredProviderKey } } },
+      201: jsonResponse('Stored.', ZStoredProviderKey),
       ...buildErrorResponses([
         ...AUTH_ERRORS,
         'validation_failed',
@@ -60,10 +66,7 @@ function registerProviderKeyPaths(registry: OpenAPIRegistry): void {
     tags: [KEYS_TAG],
     security: SESSION_OR_API_KEY,
     responses: {
-      200: {
-        description: 'Stored keys.',
-        content: { 'application/json': { schema: ZListProviderKeysResponse } },
-      },
+      200: jsonResponse('Stored keys.', ZListProviderKeysResponse),
       ...buildErrorResponses(AUTH_ERRORS),
     },
   });
@@ -92,10 +95,7 @@ function registerUsagePath(registry: OpenAPIRegistry): void {
     security: SESSION_OR_API_KEY,
     request: { query: ZUsageQuery },
     responses: {
-      200: {
-        description: 'Usage rows of the caller.',
-        content: { 'application/json': { schema: ZUsageResponse } },
-      },
+      200: jsonResponse('Usage rows of the caller.', ZUsageResponse),
       ...buildErrorResponses([...AUTH_ERRORS, 'validation_failed', 'deserialization_error']),
     },
   });
@@ -108,10 +108,7 @@ function registerUsagePath(registry: OpenAPIRegistry): void {
     tags: ['Usage'],
     security: SESSION_OR_API_KEY,
     responses: {
-      200: {
-        description: 'Tokens used today (UTC).',
-        content: { 'application/json': { schema: ZUsageTodayResponse } },
-      },
+      200: jsonResponse('Tokens used today (UTC).', ZUsageTodayResponse),
       ...buildErrorResponses(AUTH_ERRORS),
     },
   });
@@ -127,7 +124,7 @@ function registerConfigPath(registry: OpenAPIRegistry): void {
       'No authentication; nothing secret. The web console at `/` reads it to say where the sign-in link goes.',
     tags: [OPERATIONS_TAG.name],
     responses: {
-      200: { description: 'Settings.', content: { 'application/json': { schema: ZGatewayConfigResponse } } },
+      200: jsonResponse('Settings.', ZGatewayConfigResponse),
     },
   });
 }
@@ -136,49 +133,44 @@ function registerConfigPath(registry: OpenAPIRegistry): void {
 export function buildGatewayOpenApi(
   options: BuildOpenApiOptions = {},
 ): ReturnType<OpenApiGeneratorV3['generateDocument']> {
-  const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'SessionCookie', {
-    type: 'apiKey',
-    in: 'cookie',
-    name: SESSION_COOKIE_NAME,
-    description: 'Session cookie set by verify-code.',
-  });
-  registry.registerComponent('securitySchemes', 'ApiKeyAuth', {
-    type: 'apiKey',
-    in: 'header',
-    name: 'x-api-key',
-    description: 'An API key created with POST /api/v1/auth/api-keys.',
-  });
-  registerOperationalPaths(registry, 'gateway');
-  registerAuthPaths(registry);
-  registerAiPaths(registry);
-  registerProviderKeyPaths(registry);
-  registerUsagePath(registry);
-  registerConfigPath(registry);
-  registerOpenAiPaths(registry);
-  // The stream events appear only in the SSE description, so they are listed explicitly.
-  const events = [ZStreamChunkEvent, ZStreamDoneEvent, ZStreamErrorEvent, ...OPENAI_EXTRA_SCHEMAS].map(
-    (schema) => ({
-      type: 'schema' as const,
-      schema,
-    }),
-  );
-  return new OpenApiGeneratorV3([...registry.definitions, ...events]).generateDocument({
-    openapi: '3.0.3',
-    info: {
+  return buildServiceOpenApi(
+    {
+      service: 'gateway',
       title: 'AI Gateway',
-      version: '1.0.0',
       description:
         'Chat, streaming and media generation over lanes of AI providers, stored provider keys, magic-link sign-in and API keys.',
+      securitySchemes: {
+        SessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: SESSION_COOKIE_NAME,
+          description: 'Session cookie set by verify-code.',
+        },
+        ApiKeyAuth: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+          description: 'An API key created with POST /api/v1/auth/api-keys.',
+        },
+      },
+      registerPaths: (registry) => {
+        registerAuthPaths(registry);
+        registerAiPaths(registry);
+        registerProviderKeyPaths(registry);
+        registerUsagePath(registry);
+        registerConfigPath(registry);
+        registerOpenAiPaths(registry);
+      },
+      tags: [
+        ...AUTH_TAGS,
+        { name: 'AI', description: 'Completions and media; authenticated with x-api-key.' },
+        { name: KEYS_TAG, description: 'Bring your own provider key.' },
+        { name: 'Usage', description: 'Requests and tokens per project and day.' },
+        OPENAI_TAG,
+      ],
+      // The stream events appear only in the SSE description, so they are listed explicitly.
+      extraSchemas: [ZStreamChunkEvent, ZStreamDoneEvent, ZStreamErrorEvent, ...OPENAI_EXTRA_SCHEMAS],
     },
-    servers: [{ url: options.serverUrl ?? '/' }],
-    tags: [
-      OPERATIONS_TAG,
-      ...AUTH_TAGS,
-      { name: 'AI', description: 'Completions and media; authenticated with x-api-key.' },
-      { name: KEYS_TAG, description: 'Bring your own provider key.' },
-      { name: 'Usage', description: 'Requests and tokens per project and day.' },
-      OPENAI_TAG,
-    ],
-  });
+    options,
+  );
 }

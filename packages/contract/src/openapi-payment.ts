@@ -1,8 +1,8 @@
-import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import type { ErrorCode } from '@platform/errors/codes';
 import { z } from 'zod';
 import { buildErrorResponses } from './openapi-errors';
-import { type BuildOpenApiOptions, OPERATIONS_TAG, registerOperationalPaths } from './openapi-shared';
+import { type BuildOpenApiOptions, buildServiceOpenApi, jsonBody, jsonResponse } from './openapi-shared';
 import {
   ZCheckoutSessionResponse,
   ZCreateCartCheckoutRequest,
@@ -90,13 +90,10 @@ function registerApiPaths(registry: OpenAPIRegistry): void {
       security,
       request: {
         headers: idempotencyHeaders,
-        body: { required: true, content: { 'application/json': { schema: c.schema } } },
+        body: jsonBody(c.schema),
       },
       responses: {
-        200: {
-          description: 'Session created.',
-          content: { 'application/json': { schema: ZCheckoutSessionResponse } },
-        },
+        200: jsonResponse('Session created.', ZCheckoutSessionResponse),
         ...buildErrorResponses(c.errors),
       },
     });
@@ -111,10 +108,7 @@ function registerApiPaths(registry: OpenAPIRegistry): void {
     security,
     request: { params: ZSubscriptionStatusParams },
     responses: {
-      200: {
-        description: 'Current status.',
-        content: { 'application/json': { schema: ZSubscriptionStatusResponse } },
-      },
+      200: jsonResponse('Current status.', ZSubscriptionStatusResponse),
       ...buildErrorResponses([
         ...COMMON_ERRORS,
         'validation_failed',
@@ -134,13 +128,10 @@ function registerApiPaths(registry: OpenAPIRegistry): void {
     security,
     request: {
       headers: idempotencyHeaders,
-      body: { required: true, content: { 'application/json': { schema: ZCreatePortalSessionRequest } } },
+      body: jsonBody(ZCreatePortalSessionRequest),
     },
     responses: {
-      200: {
-        description: 'Portal session created.',
-        content: { 'application/json': { schema: ZPortalSessionResponse } },
-      },
+      200: jsonResponse('Portal session created.', ZPortalSessionResponse),
       ...buildErrorResponses([...WRITE_ERRORS, 'customer_not_found']),
     },
   });
@@ -159,10 +150,10 @@ function registerWebhookPath(registry: OpenAPIRegistry): void {
       headers: z.object({
         'Stripe-Signature': z.string().min(1).meta({ description: 'Signature computed by Stripe.' }),
       }),
-      body: { required: true, content: { 'application/json': { schema: ZStripeWebhookEvent } } },
+      body: jsonBody(ZStripeWebhookEvent),
     },
     responses: {
-      200: { description: 'Event accepted.', content: { 'application/json': { schema: ZStripeWebhookAck } } },
+      200: jsonResponse('Event accepted.', ZStripeWebhookAck),
       ...buildErrorResponses([
         'webhook_signature_invalid',
         'payload_too_large',
@@ -177,31 +168,31 @@ function registerWebhookPath(registry: OpenAPIRegistry): void {
 export function buildPaymentOpenApi(
   options: BuildOpenApiOptions = {},
 ): ReturnType<OpenApiGeneratorV3['generateDocument']> {
-  const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', API_KEY_SCHEME, {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-API-Key',
-    description: 'The key configured in PAYMENT_MS_API_KEY.',
-  });
-  registerOperationalPaths(registry, 'payment');
-  registerApiPaths(registry);
-  registerWebhookPath(registry);
-  return new OpenApiGeneratorV3(registry.definitions).generateDocument({
-    openapi: '3.0.3',
-    info: {
+  return buildServiceOpenApi(
+    {
+      service: 'payment',
       title: 'Payment Service',
-      version: '1.0.0',
       description:
         'Hosted checkout sessions, subscription status and customer portal sessions in front of Stripe.',
+      securitySchemes: {
+        [API_KEY_SCHEME]: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'The key configured in PAYMENT_MS_API_KEY.',
+        },
+      },
+      registerPaths: (registry) => {
+        registerApiPaths(registry);
+        registerWebhookPath(registry);
+      },
+      tags: [
+        { name: 'Checkout', description: 'Create hosted checkout sessions.' },
+        { name: 'Subscriptions', description: 'Subscription status lookups.' },
+        { name: 'Portal', description: 'Customer portal sessions.' },
+        { name: 'Webhooks', description: 'Events sent by Stripe.' },
+      ],
     },
-    servers: [{ url: options.serverUrl ?? '/' }],
-    tags: [
-      OPERATIONS_TAG,
-      { name: 'Checkout', description: 'Create hosted checkout sessions.' },
-      { name: 'Subscriptions', description: 'Subscription status lookups.' },
-      { name: 'Portal', description: 'Customer portal sessions.' },
-      { name: 'Webhooks', description: 'Events sent by Stripe.' },
-    ],
-  });
+    options,
+  );
 }

@@ -1,4 +1,10 @@
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import {
+  OpenAPIRegistry,
+  OpenApiGeneratorV3,
+  type ResponseConfig,
+  type ZodMediaTypeObject,
+} from '@asteasolutions/zod-to-openapi';
+import type { z } from 'zod';
 import { METRICS_CONTENT_TYPE, ZErrorBody, ZHealthResponse, ZReadinessResponse } from './common';
 import { buildErrorResponses } from './openapi-errors';
 
@@ -7,6 +13,16 @@ export type BuildOpenApiOptions = {
   /** Base URL in `servers`; defaults to `/`, i.e. wherever the document is served from. */
   serverUrl?: string;
 };
+
+/** A required request body of JSON. */
+export function jsonBody(schema: ZodMediaTypeObject['schema']) {
+  return { required: true, content: { 'application/json': { schema } } };
+}
+
+/** A response with a JSON body. */
+export function jsonResponse(description: string, schema: ZodMediaTypeObject['schema']): ResponseConfig {
+  return { description, content: { 'application/json': { schema } } };
+}
 
 /** Tag of the unauthenticated operational endpoints. */
 export const OPERATIONS_TAG = {
@@ -23,10 +39,7 @@ export function registerOperationalPaths(registry: OpenAPIRegistry, service: str
     summary: 'Health check',
     tags: [OPERATIONS_TAG.name],
     responses: {
-      200: {
-        description: `The ${service} service is up.`,
-        content: { 'application/json': { schema: ZHealthResponse } },
-      },
+      200: jsonResponse(`The ${service} service is up.`, ZHealthResponse),
       ...buildErrorResponses(['service_unavailable', 'internal']),
     },
   });
@@ -39,15 +52,11 @@ export function registerOperationalPaths(registry: OpenAPIRegistry, service: str
       'Checks every dependency (each within 1.5 s). 503 while a required one is down; `/health` stays the cheap liveness answer.',
     tags: [OPERATIONS_TAG.name],
     responses: {
-      200: {
-        description: `The ${service} service and its required dependencies are up.`,
-        content: { 'application/json': { schema: ZReadinessResponse } },
-      },
-      503: {
-        description:
-          'A required dependency is down: `{"error":"service unavailable","request_id":…}` plus the fields of the readiness report (`status: not_ready`, `checks`).',
-        content: { 'application/json': { schema: ZErrorBody } },
-      },
+      200: jsonResponse(`The ${service} service and its required dependencies are up.`, ZReadinessResponse),
+      503: jsonResponse(
+        'A required dependency is down: `{"error":"service unavailable","request_id":…}` plus the fields of the readiness report (`status: not_ready`, `checks`).',
+        ZErrorBody,
+      ),
     },
   });
   registry.registerPath({
@@ -76,5 +85,46 @@ export function registerOperationalPaths(registry: OpenAPIRegistry, service: str
         content: { [METRICS_CONTENT_TYPE]: { schema: { type: 'string' } } },
       },
     },
+  });
+}
+
+/** What one service's OpenAPI document holds besides what `buildServiceOpenApi` gives every service. */
+export type ServiceOpenApi = {
+  /** The service's name in the health descriptions. */
+  service: string;
+  title: string;
+  description: string;
+  /** Header or cookie credentials, by scheme name. */
+  securitySchemes: Record<
+    string,
+    { type: 'apiKey'; in: 'header' | 'cookie'; name: string; description: string }
+  >;
+  registerPaths: (registry: OpenAPIRegistry) => void;
+  /** Tags after the Operations tag. */
+  tags: { name: string; description: string }[];
+  /** Schemas no operation refers to (e.g. events described only in prose), listed as components anyway. */
+  extraSchemas?: readonly z.ZodType[];
+};
+
+/**
+ * Builds a service's OpenAPI 3.0.3 document (a new object per call): its
+ * security schemes, the operational paths, its own paths and tags.
+ */
+export function buildServiceOpenApi(
+  spec: ServiceOpenApi,
+  options: BuildOpenApiOptions,
+): ReturnType<OpenApiGeneratorV3['generateDocument']> {
+  const registry = new OpenAPIRegistry();
+  for (const [name, scheme] of Object.entries(spec.securitySchemes)) {
+    registry.registerComponent('securitySchemes', name, scheme);
+  }
+  registerOperationalPaths(registry, spec.service);
+  spec.registerPaths(registry);
+  const extra = (spec.extraSchemas ?? []).map((schema) => ({ type: 'schema' as const, schema }));
+  return new OpenApiGeneratorV3([...registry.definitions, ...extra]).generateDocument({
+    openapi: '3.0.3',
+    info: { title: spec.title, version: '1.0.0', description: spec.description },
+    servers: [{ url: options.serverUrl ?? '/' }],
+    tags: [OPERATIONS_TAG, ...spec.tags],
   });
 }

@@ -1,23 +1,21 @@
 import { z } from 'zod';
 import { WELL_FORMED, ZEmail, ZHttpUrl, ZIsoTimestamp } from './common';
 
-/** The user id of the calling application: 1 to 255 characters. */
-export const ZUserId = z
-  .string()
-  .min(1)
-  .max(255)
-  .refine(...WELL_FORMED)
-  .meta({
-    description: 'Identifier of the user in the calling application.',
-    example: 'user_42',
-  });
-
-/** A Stripe object id (product, price, session): 1 to 255 characters. */
-export const ZStripeId = z
+/** The identifiers the service passes on to Stripe: 1 to 255 characters of well-formed text. */
+const ZIdentifier = z
   .string()
   .min(1)
   .max(255)
   .refine(...WELL_FORMED);
+
+/** The user id of the calling application: 1 to 255 characters. */
+export const ZUserId = ZIdentifier.meta({
+  description: 'Identifier of the user in the calling application.',
+  example: 'user_42',
+});
+
+/** A Stripe object id (product, price, session): 1 to 255 characters. */
+export const ZStripeId = ZIdentifier;
 
 const ZProductId = ZStripeId.meta({ description: 'Stripe product id.', example: 'prod_Qx12AbCd' });
 const ZPriceId = ZStripeId.meta({ description: 'Stripe price id.', example: 'price_1Qx12AbCd' });
@@ -29,6 +27,9 @@ export const MAX_CART_ITEMS = 100;
 
 const ZQuantity = z.number().int().min(1).max(MAX_QUANTITY);
 
+/** Who pays: the fields every checkout request starts with. */
+const customer = { user_id: ZUserId, email: ZEmail };
+
 const urls = {
   success_url: ZHttpUrl.meta({ description: 'Where the customer is sent after paying.' }),
   cancel_url: ZHttpUrl.meta({ description: 'Where the customer is sent after cancelling.' }),
@@ -36,15 +37,14 @@ const urls = {
 
 /** `POST /api/v1/checkout/subscription`. The price must be recurring and belong to the product. */
 export const ZCreateSubscriptionCheckoutRequest = z
-  .object({ user_id: ZUserId, email: ZEmail, product_id: ZProductId, price_id: ZPriceId, ...urls })
+  .object({ ...customer, product_id: ZProductId, price_id: ZPriceId, ...urls })
   .meta({ id: 'CreateSubscriptionCheckoutRequest' });
 export type CreateSubscriptionCheckoutRequest = z.infer<typeof ZCreateSubscriptionCheckoutRequest>;
 
 /** `POST /api/v1/checkout/item`: one price, `quantity` defaults to 1. */
 export const ZCreateItemCheckoutRequest = z
   .object({
-    user_id: ZUserId,
-    email: ZEmail,
+    ...customer,
     price_id: ZPriceId.meta({ description: 'Stripe price id; it determines what is purchased.' }),
     quantity: ZQuantity.default(1).meta({ description: 'Units to buy, 1 to 999999.' }),
     ...urls,
@@ -61,23 +61,26 @@ export type CartItem = z.infer<typeof ZCartItem>;
 /** `POST /api/v1/checkout/cart`: 1 to 100 items in one session. */
 export const ZCreateCartCheckoutRequest = z
   .object({
-    user_id: ZUserId,
-    email: ZEmail,
+    ...customer,
     items: z.array(ZCartItem).min(1).max(MAX_CART_ITEMS),
     ...urls,
   })
   .meta({ id: 'CreateCartCheckoutRequest' });
 export type CreateCartCheckoutRequest = z.infer<typeof ZCreateCartCheckoutRequest>;
 
+/** A Stripe-hosted page the caller sends its user to, as Stripe returned it (not checked like `ZHttpUrl`). */
+function stripePageUrl(description: string, example: string) {
+  return z.string().meta({ format: 'uri', description, example });
+}
+
 /** Response of all three checkout endpoints. */
 export const ZCheckoutSessionResponse = z
   .object({
     checkout_session_id: z.string().meta({ example: 'cs_test_a1B2c3' }),
-    checkout_url: z.string().meta({
-      format: 'uri',
-      description: 'Hosted payment page; redirect the customer here.',
-      example: 'https://checkout.stripe.com/c/pay/cs_test_a1B2c3',
-    }),
+    checkout_url: stripePageUrl(
+      'Hosted payment page; redirect the customer here.',
+      'https://checkout.stripe.com/c/pay/cs_test_a1B2c3',
+    ),
   })
   .meta({ id: 'CheckoutSessionResponse' });
 export type CheckoutSessionResponse = z.infer<typeof ZCheckoutSessionResponse>;
@@ -133,11 +136,10 @@ export type CreatePortalSessionRequest = z.infer<typeof ZCreatePortalSessionRequ
 
 export const ZPortalSessionResponse = z
   .object({
-    portal_url: z.string().meta({
-      format: 'uri',
-      description: 'Customer portal; redirect the user here.',
-      example: 'https://billing.stripe.com/p/session/test_YWNjdF8x',
-    }),
+    portal_url: stripePageUrl(
+      'Customer portal; redirect the user here.',
+      'https://billing.stripe.com/p/session/test_YWNjdF8x',
+    ),
   })
   .meta({ id: 'PortalSessionResponse' });
 export type PortalSessionResponse = z.infer<typeof ZPortalSessionResponse>;
@@ -158,8 +160,17 @@ export const ZIdempotencyKey = z.string().min(1).max(255).meta({
  */
 export const ZStripeWebhookEvent = z
   .looseObject({
-    id: z.string().min(1).max(255).meta({ example: 'evt_1Qx12AbCd' }),
-    type: z.string().max(255).meta({ example: 'customer.subscription.updated' }),
+    id: z
+      .string()
+      .min(1)
+      .max(255)
+      .refine(...WELL_FORMED)
+      .meta({ example: 'evt_1Qx12AbCd' }),
+    type: z
+      .string()
+      .max(255)
+      .refine(...WELL_FORMED)
+      .meta({ example: 'customer.subscription.updated' }),
     created: z
       .number()
       .int()

@@ -82,11 +82,8 @@ export async function startPrivateRedis(): Promise<PrivateServer> {
   return { url: `redis://127.0.0.1:${port}`, port, start, stop, close: stop };
 }
 
-const PG_BIN_DIRS = [
-  '/usr/lib/postgresql/17/bin',
-  '/usr/lib/postgresql/16/bin',
-  '/usr/lib/postgresql/15/bin',
-];
+/** Debian/Ubuntu keep the server binaries (initdb, pg_ctl) off PATH, per major version. */
+const PG_BIN_DIRS = [17, 16, 15, 14].map((version) => `/usr/lib/postgresql/${version}/bin`);
 
 function pgBin(name: string): string {
   for (const dir of PG_BIN_DIRS) if (existsSync(path.join(dir, name))) return path.join(dir, name);
