@@ -1,6 +1,6 @@
 import { buildGatewayOpenApi } from '@platform/contract';
 import { errorHandler, notFoundHandler } from '@platform/errors';
-import { createHealthRouter, createServiceApp, jsonBody, type ReadinessCheck } from '@platform/service-kit';
+import { createHealthRouter, createServiceApp, jsonBody, storageReadiness } from '@platform/service-kit';
 import type { Express } from 'express';
 import { createChatRouter } from './ai/chat-routes';
 import { createMediaRouter } from './ai/media-routes';
@@ -41,17 +41,7 @@ export function createApp(deps: GatewayDeps): Express {
   });
   app.use(corsPolicy(deps));
 
-  const readiness: ReadinessCheck[] = [
-    {
-      name: 'database',
-      required: true,
-      check: async () => {
-        await prisma.$queryRaw`SELECT 1`;
-        return true;
-      },
-    },
-    { name: 'key_value_store', required: true, check: () => kv.ping() },
-  ];
+  const readiness = storageReadiness({ queryDatabase: () => prisma.$queryRaw`SELECT 1`, kv });
   // Without SMTP sign-in links cannot go out, but keys, sessions and AI calls still work.
   const verifySmtp = deps.mailer.verify?.bind(deps.mailer);
   if (verifySmtp) readiness.push({ name: 'smtp', required: false, check: verifySmtp });

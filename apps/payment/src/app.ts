@@ -1,6 +1,6 @@
 import { buildPaymentOpenApi } from '@platform/contract';
 import { errorHandler, notFoundHandler } from '@platform/errors';
-import { createHealthRouter, createServiceApp, jsonBody } from '@platform/service-kit';
+import { createHealthRouter, createServiceApp, jsonBody, storageReadiness } from '@platform/service-kit';
 import { type Express, Router } from 'express';
 import { requireApiKey } from './auth/api-key';
 import { createCheckoutRouter } from './checkout/routes';
@@ -34,17 +34,11 @@ export function createApp(deps: PaymentDeps): Express {
   });
 
   app.use(
-    createHealthRouter(SERVICE_NAME, () => buildPaymentOpenApi(), [
-      {
-        name: 'database',
-        required: true,
-        check: async () => {
-          await deps.prisma.$queryRaw`SELECT 1`;
-          return true;
-        },
-      },
-      { name: 'key_value_store', required: true, check: () => deps.kv.ping() },
-    ]),
+    createHealthRouter(
+      SERVICE_NAME,
+      () => buildPaymentOpenApi(),
+      storageReadiness({ queryDatabase: () => deps.prisma.$queryRaw`SELECT 1`, kv: deps.kv }),
+    ),
   );
   app.use(createDocsRouter(() => buildPaymentOpenApi()));
   app.get('/metrics', metrics.handler);

@@ -66,3 +66,24 @@ export function createHealthRouter(
   });
   return router;
 }
+
+/**
+ * The two dependencies every service needs to answer: its database (a trivial
+ * query through the service's own client) and the key-value store.
+ */
+export function storageReadiness(storage: {
+  queryDatabase: () => Promise<unknown>;
+  kv: { ping(): Promise<boolean> };
+}): ReadinessCheck[] {
+  return [
+    {
+      name: 'database',
+      required: true,
+      check: async () => {
+        await storage.queryDatabase();
+        return true;
+      },
+    },
+    { name: 'key_value_store', required: true, check: () => storage.kv.ping() },
+  ];
+}

@@ -1,5 +1,5 @@
 export { EnvError, envFields, loadEnvOrExit, parseEnv } from './env';
-export { createHealthRouter, type ReadinessCheck } from './health';
+export { createHealthRouter, type ReadinessCheck, storageReadiness } from './health';
 export { escapeHtml } from './html';
 export { jsonBody } from './json-body';
 export { parseRequestPart } from './parse-request-part';
