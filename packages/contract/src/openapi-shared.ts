@@ -2,6 +2,7 @@ import {
   OpenAPIRegistry,
   OpenApiGeneratorV3,
   type ResponseConfig,
+  type RouteConfig,
   type ZodMediaTypeObject,
 } from '@asteasolutions/zod-to-openapi';
 import type { z } from 'zod';
@@ -14,8 +15,15 @@ export type BuildOpenApiOptions = {
   serverUrl?: string;
 };
 
-/** A required request body of JSON. */
-export function jsonBody(schema: ZodMediaTypeObject['schema']) {
+/** A route's request body, as zod-to-openapi types it. */
+type RequestBody = NonNullable<NonNullable<RouteConfig['request']>['body']>;
+
+/**
+ * A required request body of JSON. The return type is named so the emitted
+ * declarations do not spell out openapi3-ts types, which a package importing
+ * @platform/contract (or @platform/client) from outside cannot resolve.
+ */
+export function jsonBody(schema: ZodMediaTypeObject['schema']): RequestBody {
   return { required: true, content: { 'application/json': { schema } } };
 }
 

@@ -9,9 +9,12 @@ export type CreateLoggerOptions = {
   level?: string;
   /**
    * Where lines go. Default: stdout through an asynchronous sonic-boom, so a
-   * request never waits on a write(2) to stdout; lines written while a write is
-   * in flight are joined into the next one, and what is buffered is flushed
-   * synchronously when the process exits. Tests pass a capturing stream.
+   * request never waits on a write(2) to stdout. Lines are collected up to
+   * 4 KiB (or 100 ms, whichever comes first) and written together: under load
+   * one write per ~15 access-log lines instead of one per line (bench `peers`
+   * profile: ~4 % of the gateway's CPU was sonic-boom's per-line fs.write).
+   * What is buffered is flushed synchronously when the process exits. Tests
+   * pass a capturing stream.
    */
   destination?: DestinationStream;
 };
@@ -29,7 +32,10 @@ export function createLogger(opts: CreateLoggerOptions): Logger {
     },
     hooks: { streamWrite: redactLine },
   };
-  return pino(options, opts.destination ?? pino.destination({ dest: 1, sync: false }));
+  return pino(
+    options,
+    opts.destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 }),
+  );
 }
 
 /** A destination that keeps every line in memory, for tests that read the logs. */

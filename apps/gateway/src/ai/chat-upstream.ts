@@ -60,18 +60,42 @@ async function drainError(
   return new UpstreamHttpError(status, typeof retryAfter === 'string' ? retryAfter : null);
 }
 
+type Parsed = ChatCompletionChunk & { error?: unknown };
+
 /**
  * Server-sent events of an OpenAI-style stream: `data: {json}` lines, ending
  * with `data: [DONE]`. After [DONE] the rest of the body is read to its end so
  * the connection goes back to the pool.
+ *
+ * Driven by the body's 'data' events into a small queue rather than an async
+ * generator over `for await` of the body: at thousands of concurrent streams
+ * the Readable async iterator plus the generator cost several promises and
+ * closures per chunk (bench `streams` profile); this costs one resolved
+ * promise per chunk. The body is paused while more than QUEUE_HIGH chunks
+ * wait, so a slow reader still pushes back on the upstream socket.
  */
-async function* sseChunks(body: Body): AsyncGenerator<ChatCompletionChunk> {
-  body.setEncoding('utf8');
-  let rest = '';
-  let done = false;
-  for await (const piece of body as unknown as AsyncIterable<string>) {
-    if (done) continue;
-    const text = rest + piece;
+class SseChunkIterator implements AsyncIterableIterator<ChatCompletionChunk> {
+  private static readonly QUEUE_HIGH = 64;
+  private readonly queue: ChatCompletionChunk[] = [];
+  private rest = '';
+  private done = false;
+  private ended = false;
+  private failure: Error | null = null;
+  private waiter: {
+    resolve: (r: IteratorResult<ChatCompletionChunk>) => void;
+    reject: (e: Error) => void;
+  } | null = null;
+
+  constructor(private readonly body: Body & NodeJS.EventEmitter & { pause(): void; resume(): void }) {
+    body.setEncoding('utf8');
+    body.on('data', (piece: string) => this.onData(piece));
+    body.on('end', () => this.finish(null));
+    body.on('error', (err: Error) => this.finish(err));
+  }
+
+  private onData(piece: string): void {
+    if (this.done || this.failure) return;
+    const text = this.rest + piece;
     let start = 0;
     for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
       const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
@@ -80,20 +104,83 @@ async function* sseChunks(body: Body): AsyncGenerator<ChatCompletionChunk> {
       if (!text.startsWith('data:', lineStart)) continue;
       const data = text.slice(text.charCodeAt(lineStart + 5) === 32 ? lineStart + 6 : lineStart + 5, end);
       if (data === '[DONE]') {
-        done = true;
-        break;
+        this.done = true;
+        this.rest = '';
+        this.wake();
+        return;
       }
-      let parsed: ChatCompletionChunk & { error?: unknown };
+      let parsed: Parsed;
       try {
-        parsed = JSON.parse(data) as ChatCompletionChunk & { error?: unknown };
+        parsed = JSON.parse(data) as Parsed;
       } catch {
-        throw new UpstreamProtocolError('unreadable stream event');
+        this.fail(new UpstreamProtocolError('unreadable stream event'));
+        return;
       }
       // An error event in the middle of a stream (the SDK throws an APIError for these).
-      if (parsed.error !== undefined) throw new UpstreamProtocolError('error event in stream');
-      yield parsed;
+      if (parsed.error !== undefined) {
+        this.fail(new UpstreamProtocolError('error event in stream'));
+        return;
+      }
+      this.queue.push(parsed);
     }
-    rest = text.slice(start);
+    this.rest = text.slice(start);
+    if (this.queue.length > SseChunkIterator.QUEUE_HIGH) this.body.pause();
+    this.wake();
+  }
+
+  /** Chunks already queued are still delivered; the failure comes after them. */
+  private fail(err: Error): void {
+    this.failure = err;
+    this.rest = '';
+    // As the async generator did when it threw: the connection is not reused.
+    this.body.destroy();
+    this.wake();
+  }
+
+  private finish(err: Error | null): void {
+    this.ended = true;
+    if (err && !this.done && !this.failure) this.failure = err;
+    this.wake();
+  }
+
+  private take(): IteratorResult<ChatCompletionChunk> | Error | null {
+    const value = this.queue.shift();
+    if (value !== undefined) {
+      if (this.queue.length === 0) this.body.resume();
+      return { done: false, value };
+    }
+    if (this.failure) return this.failure;
+    if (this.done || this.ended) return { done: true, value: undefined };
+    return null;
+  }
+
+  private wake(): void {
+    const waiter = this.waiter;
+    if (!waiter) return;
+    const next = this.take();
+    if (next === null) return;
+    this.waiter = null;
+    if (next instanceof Error) waiter.reject(next);
+    else waiter.resolve(next);
+  }
+
+  next(): Promise<IteratorResult<ChatCompletionChunk>> {
+    const next = this.take();
+    if (next instanceof Error) return Promise.reject(next);
+    if (next !== null) return Promise.resolve(next);
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
+    });
+  }
+
+  return(): Promise<IteratorResult<ChatCompletionChunk>> {
+    if (!this.ended) this.body.destroy();
+    this.done = true;
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<ChatCompletionChunk> {
+    return this;
   }
 }
 
@@ -142,7 +229,9 @@ export function createChatUpstream(baseUrl: string, apiKey: string): ChatUpstrea
       return value as ChatCompletion;
     },
     async stream(params, signal) {
-      return sseChunks(await send(params, signal, true));
+      return new SseChunkIterator(
+        (await send(params, signal, true)) as ConstructorParameters<typeof SseChunkIterator>[0],
+      );
     },
     close: () => pool.close(),
   };

@@ -24,9 +24,18 @@ export type CircuitBreaker = {
 
 export type CircuitBreakerOptions = { cooldownMs: number; registry?: Registry };
 
+/** Key -> fingerprint, so the hash is not recomputed twice per request; cleared when it grows past MAX_FINGERPRINTS. */
+const fingerprints = new Map<string, string>();
+const MAX_FINGERPRINTS = 1_000;
+
 /** Provider plus a fingerprint of the key, so one user's dead BYOK key never blocks the server key. */
 function circuitId(credential: ProviderCredential): string {
-  const key = createHash('sha256').update(credential.apiKey).digest('base64url').slice(0, 12);
+  let key = fingerprints.get(credential.apiKey);
+  if (key === undefined) {
+    key = createHash('sha256').update(credential.apiKey).digest('base64url').slice(0, 12);
+    if (fingerprints.size >= MAX_FINGERPRINTS) fingerprints.clear();
+    fingerprints.set(credential.apiKey, key);
+  }
   return `${credential.provider}:${credential.byok ? 'byok' : 'server'}:${key}`;
 }
 

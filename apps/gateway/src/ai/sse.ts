@@ -2,10 +2,14 @@ import type { Response } from 'express';
 
 /** Server-sent events on an Express response, with keep-alive comments and backpressure. */
 export type SseWriter = {
-  /** Writes one event; resolves once the socket can take more (or is gone). */
-  send(event: string, data: unknown): Promise<void>;
+  /**
+   * Writes one event. Returns a promise only when the socket's buffer is full
+   * (it resolves once the socket can take more, or is gone); otherwise nothing,
+   * so the common case costs no promise per chunk.
+   */
+  send(event: string, data: unknown): Promise<void> | undefined;
   /** Writes one unnamed event (`data:` only, as OpenAI streams); a string is sent as is, anything else as JSON. */
-  sendData(data: unknown): Promise<void>;
+  sendData(data: unknown): Promise<void> | undefined;
   end(): void;
 };
 
@@ -39,9 +43,9 @@ export function openSse(res: Response, opts: { keepAliveMs: number }): SseWriter
   }, opts.keepAliveMs);
   keepAlive.unref();
   res.once('close', () => clearInterval(keepAlive));
-  const write = async (text: string) => {
-    if (res.writableEnded || res.destroyed) return;
-    if (!res.write(text)) await waitForDrain(res);
+  const write = (text: string): Promise<void> | undefined => {
+    if (res.writableEnded || res.destroyed) return undefined;
+    return res.write(text) ? undefined : waitForDrain(res);
   };
   return {
     send: (event, data) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),

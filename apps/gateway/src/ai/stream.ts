@@ -40,20 +40,27 @@ export type StreamErrorCode = 'upstream_timeout' | 'upstream_error' | 'service_u
  * backpressure, outcome) is shared; only the wire format differs.
  */
 export type StreamFormat = {
-  /** One upstream chunk, in order; chunks before the first output arrive together once it does. */
-  chunk(sse: SseWriter, chunk: ChatCompletionChunk, target: Target): Promise<void>;
+  /**
+   * One upstream chunk, in order; chunks before the first output arrive together once it does.
+   * Returns a promise only when the client's socket needs draining first (see SseWriter).
+   */
+  chunk(sse: SseWriter, chunk: ChatCompletionChunk, target: Target): Promise<void> | undefined;
   /** The stream finished normally. */
   done(sse: SseWriter, end: { target: Target; finishReason: string; usage: ChatUsage }): Promise<void>;
   /** The provider failed after the stream started; this is the last thing sent. */
   error(sse: SseWriter, code: StreamErrorCode): Promise<void>;
 };
 
-function absorb(chunk: ChatCompletionChunk, state: StreamState): void {
+function noteChunk(chunk: ChatCompletionChunk, state: StreamState): void {
   for (const choice of chunk.choices) {
     if (choice.delta?.content || (choice.delta?.tool_calls?.length ?? 0) > 0) state.started = true;
     if (choice.finish_reason) state.finishReason = choice.finish_reason;
   }
   if (chunk.usage) state.usage = toChatUsage(chunk.usage);
+}
+
+function absorb(chunk: ChatCompletionChunk, state: StreamState): void {
+  noteChunk(chunk, state);
   state.pending.push(chunk);
 }
 
@@ -141,8 +148,12 @@ export async function relayChatStream(
       const next = await iterator.next();
       awaitingUpstream = false;
       if (next.done) break;
-      absorb(next.value, state);
-      for (const chunk of state.pending.splice(0)) await format.chunk(sse, chunk, target);
+      // After the start, chunks go straight out: no pending list, and an await
+      // only when the client's socket pushes back.
+      const chunk = next.value;
+      noteChunk(chunk, state);
+      const wait = format.chunk(sse, chunk, target);
+      if (wait) await wait;
     }
   } catch (err) {
     failed = true;
@@ -182,11 +193,14 @@ export async function relayChatStream(
 /** The native events of `POST /api/v1/ai/chat/stream`: `chunk`, then `done` or `error`. */
 export function nativeStreamFormat(requestId: string): StreamFormat {
   return {
-    async chunk(sse, chunk) {
+    chunk(sse, chunk) {
+      // Writes every choice's content; if the socket pushes back, the caller waits once.
+      let wait: Promise<void> | undefined;
       for (const choice of chunk.choices) {
         const content = choice.delta?.content;
-        if (content) await sse.send(STREAM_EVENTS.chunk, { content });
+        if (content) wait = sse.send(STREAM_EVENTS.chunk, { content }) ?? wait;
       }
+      return wait;
     },
     async done(sse, end) {
       await sse.send(STREAM_EVENTS.done, {

@@ -37,9 +37,9 @@ export function openAiStreamFormat(who: CompletionIdentity, includeUsage: boolea
   });
   const usageField = includeUsage ? { usage: null } : {};
   return {
-    async chunk(sse, chunk, target) {
-      if (chunk.choices.length === 0) return;
-      await sse.sendData({
+    chunk(sse, chunk, target) {
+      if (chunk.choices.length === 0) return undefined;
+      return sse.sendData({
         ...head(target.model),
         choices: chunk.choices.map((c) => ({
           index: c.index,

@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { PAYMENT_MIGRATIONS_DIR, PrismaClient } from '@platform/payment/testing';
+import { createTestDatabase, startStripeFake } from '@platform/testing';
+import { runLoad } from '../load/run-load';
+import { describeMachine, readGitInfo } from '../report/machine';
+import { cpuMsOf, freePort, memoryMbOf, REPO_ROOT, startNodeService } from './processes';
+import { median, roundTo } from './record';
+import { PRODUCTION_NODE_ARGS } from './services';
+
+const USAGE = `Usage: npm run payment-prod -w @platform/bench -- [options]
+  The payment service as production runs it (built apps/payment/dist/main.js,
+  NODE_ENV=production, Postgres, Redis, info logs to a pipe) in its own process;
+  autocannon in a child process against GET /health and
+  GET /api/v1/subscriptions/{user}/{product} (a stored, fresh snapshot: one
+  Postgres query per read). Prints a markdown table; nothing is recorded.
+  --connections <n>  loaded connections (default 32)
+  --rounds <n>       rounds (default 3), medians
+  --duration <s>     seconds per run (default 4, after 1 s warm-up)
+  --cpu-prof <dir>   run payment under node --cpu-prof
+Needs TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_REDIS_URL) and a built apps/payment/dist.`;
+
+const PAYMENT_DIST = path.join(REPO_ROOT, 'apps', 'payment', 'dist', 'main.js');
+const API_KEY = `bench-payment-${randomBytes(8).toString('hex')}`;
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      connections: { type: 'string', default: '32' },
+      rounds: { type: 'string', default: '3' },
+      duration: { type: 'string', default: '4' },
+      'cpu-prof': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const databaseServerUrl = process.env.TEST_DATABASE_URL;
+  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
+  if (!databaseServerUrl || !redisUrl) {
+    console.error(USAGE);
+    return 2;
+  }
+  const connections = Number(values.connections);
+  const rounds = Number(values.rounds);
+  const durationSec = Number(values.duration);
+  const loadStart = os.loadavg()[0] ?? 0;
+
+  const stripe = await startStripeFake();
+  const database = await createTestDatabase({
+    migrationsDir: PAYMENT_MIGRATIONS_DIR,
+    serverUrl: databaseServerUrl,
+  });
+  if (!database.url) throw new Error('payment-prod needs Postgres (TEST_DATABASE_URL)');
+  const prisma = new PrismaClient({ adapter: database.adapter });
+  const userId = `bench_user_${process.pid}`;
+  const customer = stripe.seedCustomer({ email: 'bench@example.com', metadata: { user_id: userId } });
+  await prisma.customer.create({
+    data: { userId, stripeCustomerId: customer.id, email: 'bench@example.com' },
+  });
+  await prisma.$disconnect();
+  const product = stripe.seedProduct({ id: 'prod_bench', name: 'bench' });
+  const price = stripe.seedPrice({
+    id: 'price_bench_monthly',
+    product: product.id,
+    unit_amount: 900,
+    recurring: { interval: 'month' },
+  });
+  stripe.seedSubscription({ customer: customer.id, items: [{ price: price.id }] });
+
+  const port = await freePort();
+  const service = await startNodeService({
+    name: 'payment',
+    script: PAYMENT_DIST,
+    nodeArgs: [
+      ...PRODUCTION_NODE_ARGS,
+      ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : []),
+    ],
+    port,
+    readyPath: '/health',
+    env: {
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: database.url,
+      REDIS_URL: redisUrl,
+      PAYMENT_MS_API_KEY: API_KEY,
+      STRIPE_SECRET_KEY: 'sk_test_bench_0001',
+      STRIPE_WEBHOOK_SECRET: 'whsec_bench_secret',
+      STRIPE_API_BASE: stripe.url,
+      STRIPE_MAX_NETWORK_RETRIES: '0',
+      STRIPE_TIMEOUT_MS: '2000',
+      PAYMENT_RATE_LIMIT_PER_MINUTE: '1000000000',
+    },
+  });
+  try {
+    const statusUrl = `${service.url}/api/v1/subscriptions/${userId}/${product.id}`;
+    const first = await fetch(statusUrl, { headers: { 'x-api-key': API_KEY } });
+    const firstBody = await first.text();
+    if (first.status !== 200 || !firstBody.includes('"status":"active"'))
+      throw new Error(`priming the snapshot failed: ${first.status} ${firstBody.slice(0, 300)}`);
+    const stripeCallsAfterPrime = stripe.requests.length;
+    const scenarios: { name: string; url: string; headers: Record<string, string> }[] = [
+      { name: 'payment GET /health', url: `${service.url}/health`, headers: {} },
+      { name: 'payment subscription-status', url: statusUrl, headers: { 'x-api-key': API_KEY } },
+    ];
+    const rows: string[] = [];
+    const runs: Record<string, { rps: number[]; p50: number[]; p99: number[]; cpu: number[]; bad: number }> =
+      {};
+    for (let round = 1; round <= rounds; round += 1) {
+      for (const s of scenarios) {
+        let cpuStart = 0;
+        const result = await runLoad(
+          {
+            url: s.url,
+            method: 'GET',
+            headers: s.headers,
+            connections,
+            warmupSec: 1,
+            durationSec,
+            timeoutSec: 10,
+          },
+          'child',
+          () => {
+            cpuStart = cpuMsOf(service.pid);
+          },
+        );
+        const cpu = cpuMsOf(service.pid) - cpuStart;
+        const r = runs[s.name] ?? { rps: [], p50: [], p99: [], cpu: [], bad: 0 };
+        r.rps.push(result.requestsPerSec);
+        r.p50.push(result.latencyMs.p50);
+        r.p99.push(result.latencyMs.p99);
+        r.cpu.push(result.requests > 0 ? cpu / result.requests : 0);
+        r.bad += result.non2xx + result.errors;
+        runs[s.name] = r;
+        console.log(
+          `${s.name} round ${round}: ${result.requestsPerSec} req/s, p99 ${result.latencyMs.p99} ms`,
+        );
+      }
+    }
+    for (const [name, r] of Object.entries(runs)) {
+      rows.push(
+        `| ${name} | ${Math.round(median(r.rps))} | ${median(r.p50)} | ${median(r.p99)} | ${roundTo(median(r.cpu), 3)} | ${r.bad} |`,
+      );
+    }
+    const machine = describeMachine({ loadAtStart: loadStart, postgresVersion: null, redisReal: true });
+    const git = readGitInfo();
+    console.log(
+      [
+        `## Payment as production runs it: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${git.sha}`,
+        '',
+        `Node ${machine.node}, ${machine.cpuModel}, ${machine.cores} cores; load average ${roundTo(loadStart, 2)} -> ${roundTo(os.loadavg()[0] ?? 0, 2)}. \`apps/payment/dist/main.js\`, \`NODE_ENV=production\`, Postgres, Redis, info logs to a pipe; autocannon in a child process, ${connections} connections, ${rounds} rounds of 1 s warm-up + ${durationSec} s, medians. Stripe calls during the measured reads: ${stripe.requests.length - stripeCallsAfterPrime}. Peak RSS ${memoryMbOf(service.pid).peak} MB.`,
+        '',
+        '| request | req/s | p50 ms | p99 ms | CPU ms/req | non-2xx + errors |',
+        '|---|--:|--:|--:|--:|--:|',
+        ...rows,
+      ].join('\n'),
+    );
+    return 0;
+  } finally {
+    await service.close();
+    await database.drop();
+    await stripe.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
