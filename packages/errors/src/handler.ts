@@ -70,9 +70,13 @@ type Logger = { error: (obj: object, msg?: string) => void; warn: (obj: object, 
 /**
  * The one error handler of both services. Our errors keep their status and
  * public message; anything else is logged with its stack and answered with a
- * generic 500, so no internal detail reaches the client.
+ * generic 500, so no internal detail reaches the client. `body` renders the
+ * answer in another wire format (the gateway's OpenAI-compatible `/v1`); the
+ * statuses, headers (Retry-After) and logging stay the same.
  */
-export function errorHandler(opts: { logger?: Logger } = {}): ErrorRequestHandler {
+export function errorHandler(
+  opts: { logger?: Logger; body?: (err: AppError, requestId: string) => object } = {},
+): ErrorRequestHandler {
   return (err, req, res, next) => {
     if (res.headersSent) {
       next(err);
@@ -84,11 +88,17 @@ export function errorHandler(opts: { logger?: Logger } = {}): ErrorRequestHandle
     if (appErr.code === 'service_unavailable')
       log?.warn({ err: { message: (err as Error)?.message } }, 'dependency unavailable');
     else if (appErr.status >= 500) log?.error({ err }, 'request failed');
-    const body: ErrorBody = { error: appErr.publicMessage, request_id: requestIdOf(res) };
-    if (appErr.details && appErr.details.length > 0) body.details = appErr.details;
     if (appErr.headers) for (const [k, v] of Object.entries(appErr.headers)) res.setHeader(k, v);
-    res.status(appErr.status).json(body);
+    res
+      .status(appErr.status)
+      .json(opts.body ? opts.body(appErr, requestIdOf(res)) : errorBodyOf(appErr, res));
   };
+}
+
+function errorBodyOf(appErr: AppError, res: Parameters<RequestHandler>[1]): ErrorBody {
+  const body: ErrorBody = { error: appErr.publicMessage, request_id: requestIdOf(res) };
+  if (appErr.details && appErr.details.length > 0) body.details = appErr.details;
+  return body;
 }
 
 /** JSON 404 for every route nobody handled. */
@@ -99,7 +109,5 @@ export function notFoundHandler(): RequestHandler {
 /** Sends an error body outside the Express error path (e.g. from a rate limiter). */
 export function sendError(res: Parameters<RequestHandler>[1], err: AppError): void {
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
-  const body: ErrorBody = { error: err.publicMessage, request_id: requestIdOf(res) };
-  if (err.details && err.details.length > 0) body.details = err.details;
-  res.status(err.status).json(body);
+  res.status(err.status).json(errorBodyOf(err, res));
 }

@@ -1,5 +1,5 @@
 import type { OpenAiErrorBody } from '@platform/contract';
-import { AppError, type ErrorCode, toAppError } from '@platform/errors';
+import { AppError, type ErrorCode, errorHandler } from '@platform/errors';
 import type { Logger } from '@platform/logging';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 
@@ -47,23 +47,12 @@ export function modelNotFound(model: string): AppError {
 }
 
 /**
- * The error handler of `/v1`: same statuses and headers (Retry-After) as the
- * shared handler, OpenAI's body. The request id is in the `x-request-id`
- * header, set on every response. Unexpected errors are logged with their
- * stack and answered with a generic 500.
+ * The error handler of `/v1`: the shared handler (same statuses, Retry-After
+ * and logging) with OpenAI's body. The request id is in the `x-request-id`
+ * header, set on every response.
  */
 export function openAiErrorHandler(opts: { logger: Logger }): ErrorRequestHandler {
-  return (err, req, res, next) => {
-    if (res.headersSent) {
-      next(err);
-      return;
-    }
-    const appErr = toAppError(err);
-    const log = (req as { log?: Logger }).log ?? opts.logger;
-    if (appErr.status >= 500 || appErr.code === 'internal') log.error({ err }, 'request failed');
-    if (appErr.headers) for (const [k, v] of Object.entries(appErr.headers)) res.setHeader(k, v);
-    res.status(appErr.status).json(toOpenAiErrorBody(appErr));
-  };
+  return errorHandler({ logger: opts.logger, body: toOpenAiErrorBody });
 }
 
 /** 404 in OpenAI's shape for every `/v1` path nobody handled. */
