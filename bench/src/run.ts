@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
+import { runMain } from './cli';
 import { type DbProbe, executeScenario, type RunSettings, type ScenarioResult } from './execute';
 import type { LoadGeneratorMode } from './load/run-load';
 import { calibrateDbProbe, readDbCounters } from './probe/pg-stats';
@@ -140,10 +141,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -6,9 +6,10 @@ import { PAYMENT_MIGRATIONS_DIR, PrismaClient } from '@platform/payment/testing'
 import { createTestDatabase, startStripeFake } from '@platform/testing';
 import { runLoad } from '../load/run-load';
 import { describeMachine, readGitInfo } from '../report/machine';
-import { cpuMsOf, freePort, memoryMbOf, REPO_ROOT, startNodeService } from './processes';
+import { seedActiveSubscription } from '../targets/payment';
+import { cpuMsOf, memoryMbOf, REPO_ROOT } from './processes';
 import { median, roundTo } from './record';
-import { PRODUCTION_NODE_ARGS } from './services';
+import { startProductionService } from './services';
 
 const USAGE = `Usage: npm run payment-prod -w @platform/bench -- [options]
   The payment service as production runs it (built apps/payment/dist/main.js,
@@ -57,38 +58,16 @@ async function main(): Promise<number> {
   });
   if (!database.url) throw new Error('payment-prod needs Postgres (TEST_DATABASE_URL)');
   const prisma = new PrismaClient({ adapter: database.adapter });
-  const userId = `bench_user_${process.pid}`;
-  const customer = stripe.seedCustomer({ email: 'bench@example.com', metadata: { user_id: userId } });
-  await prisma.customer.create({
-    data: { userId, stripeCustomerId: customer.id, email: 'bench@example.com' },
-  });
+  const { userId, product } = await seedActiveSubscription(stripe, prisma);
   await prisma.$disconnect();
-  const product = stripe.seedProduct({ id: 'prod_bench', name: 'bench' });
-  const price = stripe.seedPrice({
-    id: 'price_bench_monthly',
-    product: product.id,
-    unit_amount: 900,
-    recurring: { interval: 'month' },
-  });
-  stripe.seedSubscription({ customer: customer.id, items: [{ price: price.id }] });
 
-  const port = await freePort();
-  const service = await startNodeService({
+  const service = await startProductionService({
     name: 'payment',
     script: PAYMENT_DIST,
-    nodeArgs: [
-      ...PRODUCTION_NODE_ARGS,
-      ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : []),
-    ],
-    port,
-    readyPath: '/health',
+    nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : [],
+    databaseUrl: database.url,
+    redisUrl,
     env: {
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: database.url,
-      REDIS_URL: redisUrl,
       PAYMENT_MS_API_KEY: API_KEY,
       STRIPE_SECRET_KEY: 'sk_test_bench_0001',
       STRIPE_WEBHOOK_SECRET: 'whsec_bench_secret',

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { runMain } from '../cli';
 import { runLoad } from '../load/run-load';
 import type { LoadResult, LoadSpec } from '../load/types';
 import { describeMachine, type MachineInfo, readGitInfo } from '../report/machine';
 import { COLORS, renderBarChart } from '../report/svg';
+import { parsePeerCli } from './cli';
 import { cpuMsOf, memoryMbOf, REPO_ROOT, type ServiceProcess } from './processes';
 import { median, recordSideBySide, round2, roundTo } from './record';
 import { type OurGateway, startOurGateway, startPortkey, startUpstream, type Upstream } from './services';
@@ -191,22 +192,15 @@ function summarise(runs: PeerRun[]): Record<string, Summary> {
 }
 
 function parseCli() {
-  const { values } = parseArgs({
-    options: {
+  const { values, cpuProfDir, gatewayNodeArgs, record } = parsePeerCli(
+    {
       rounds: { type: 'string', default: '3' },
       duration: { type: 'string', default: '4' },
       warmup: { type: 'string', default: '1' },
       connections: { type: 'string', default: '32' },
-      'cpu-prof': { type: 'string' },
-      'gateway-node-args': { type: 'string', default: '' },
-      'no-record': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
     },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
+    USAGE,
+  );
   return {
     settings: {
       rounds: Number(values.rounds),
@@ -214,9 +208,9 @@ function parseCli() {
       warmupSec: Number(values.warmup),
       connections: Number(values.connections),
     },
-    cpuProfDir: values['cpu-prof'],
-    gatewayNodeArgs: values['gateway-node-args'].split(' ').filter(Boolean),
-    record: !values['no-record'],
+    cpuProfDir,
+    gatewayNodeArgs,
+    record,
   };
 }
 
@@ -478,10 +472,4 @@ function portkeyVersion(): string {
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-    process.exit(1);
-  },
-);
+runMain(main);

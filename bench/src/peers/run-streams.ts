@@ -2,9 +2,10 @@ import { execFileSync, fork } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
+import { runMain } from '../cli';
 import { describeMachine, type MachineInfo, readGitInfo } from '../report/machine';
 import { COLORS, renderBarChart } from '../report/svg';
+import { parsePeerCli } from './cli';
 import { memoryMbOf, sampleRss } from './processes';
 import { median, recordSideBySide, round2 } from './record';
 import { type OurGateway, startOurGateway, startUpstream, type Upstream } from './services';
@@ -212,22 +213,20 @@ function chartOf(r: StreamsRecord): string {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
+  const {
+    values,
+    cpuProfDir,
+    gatewayNodeArgs,
+    record: shouldRecord,
+  } = parsePeerCli(
+    {
       streams: { type: 'string', default: '1000,2000' },
       chunks: { type: 'string', default: '20' },
       interval: { type: 'string', default: '100' },
       rounds: { type: 'string', default: '2' },
-      'cpu-prof': { type: 'string' },
-      'gateway-node-args': { type: 'string', default: '' },
-      'no-record': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
     },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+    USAGE,
+  );
   const settings = {
     streams: values.streams.split(',').map(Number),
     chunks: Number(values.chunks),
@@ -248,14 +247,10 @@ async function main(): Promise<number> {
   const startedAt = new Date().toISOString();
   const chunks = Array.from({ length: settings.chunks }, (_, i) => `c${String(i).padStart(2, '0')} `);
   const upstream = await startUpstream({ chunks, chunkDelayMs: settings.intervalMs });
-  const cpuProf = values['cpu-prof'];
   const ours = await startOurGateway(upstream, {
     databaseServerUrl,
     redisUrl,
-    nodeArgs: [
-      ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []),
-      ...values['gateway-node-args'].split(' ').filter(Boolean),
-    ],
+    nodeArgs: [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), ...gatewayNodeArgs],
   });
   const services = { upstream, ours };
   const runs: StreamRun[] = [];
@@ -311,7 +306,7 @@ async function main(): Promise<number> {
     problems,
   };
   // Failed streams are a finding, not a reason to drop the run: they are in the table and the problems line.
-  if (values['no-record']) {
+  if (!shouldRecord) {
     console.log(markdownOf(record, null));
     return problems.length ? 1 : 0;
   }
@@ -328,10 +323,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -46,6 +46,38 @@ export type OurGateway = ServiceProcess & { apiKey: string; database: TestDataba
 /** The node flags of the production image (Dockerfile, runtime CMD). */
 export const PRODUCTION_NODE_ARGS = ['--enable-source-maps'];
 
+/**
+ * Starts a built service (`node <script>`) as production runs it: the
+ * production node flags (then `nodeArgs`), NODE_ENV=production, LOG_LEVEL
+ * info, Postgres and Redis, on a free loopback port, ready on /health.
+ */
+export async function startProductionService(opts: {
+  name: string;
+  script: string;
+  nodeArgs?: string[];
+  databaseUrl: string;
+  redisUrl: string;
+  env: Record<string, string>;
+}): Promise<ServiceProcess> {
+  const port = await freePort();
+  return startNodeService({
+    name: opts.name,
+    script: opts.script,
+    nodeArgs: [...PRODUCTION_NODE_ARGS, ...(opts.nodeArgs ?? [])],
+    port,
+    readyPath: '/health',
+    env: {
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: opts.databaseUrl,
+      REDIS_URL: opts.redisUrl,
+      ...opts.env,
+    },
+  });
+}
+
 const GATEWAY_DIST = path.join(REPO_ROOT, 'apps', 'gateway', 'dist', 'main.js');
 
 /**
@@ -78,20 +110,13 @@ export async function startOurGateway(
   const lanesFile = path.join(dir, 'lanes.json');
   writeFileSync(lanesFile, JSON.stringify(TEST_LANES));
   const providers = ['openrouter', 'groq', 'cerebras', 'google', 'openai', 'elevenlabs'];
-  const port = await freePort();
-  const service = await startNodeService({
+  const service = await startProductionService({
     name: 'ours',
     script: GATEWAY_DIST,
-    nodeArgs: [...PRODUCTION_NODE_ARGS, ...(opts.nodeArgs ?? [])],
-    port,
-    readyPath: '/health',
+    nodeArgs: opts.nodeArgs,
+    databaseUrl: database.url,
+    redisUrl: opts.redisUrl,
     env: {
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: database.url,
-      REDIS_URL: opts.redisUrl,
       SMTP_URL: 'smtp://127.0.0.1:9',
       GATEWAY_PUBLIC_URL: 'http://gateway.bench',
       GATEWAY_SECRET: secret,

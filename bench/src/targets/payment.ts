@@ -45,6 +45,27 @@ async function primeSnapshot(url: string): Promise<void> {
 }
 
 /**
+ * Seeds the Stripe fake with a customer holding an active monthly subscription
+ * to `prod_bench`, and our customer row for that user.
+ */
+export async function seedActiveSubscription(stripe: StripeFake, prisma: PrismaClient) {
+  const userId = `bench_user_${process.pid}`;
+  const customer = stripe.seedCustomer({ email: 'bench@example.com', metadata: { user_id: userId } });
+  await prisma.customer.create({
+    data: { userId, stripeCustomerId: customer.id, email: 'bench@example.com' },
+  });
+  const product = stripe.seedProduct({ id: 'prod_bench', name: 'bench' });
+  const price = stripe.seedPrice({
+    id: 'price_bench_monthly',
+    product: product.id,
+    unit_amount: 900,
+    recurring: { interval: 'month' },
+  });
+  const subscription = stripe.seedSubscription({ customer: customer.id, items: [{ price: price.id }] });
+  return { userId, product, subscription };
+}
+
+/**
  * Builds the payment service the way apps/payment/test/support/harness.ts does
  * (same env, Stripe fake, createTestDatabase/createTestKv, createApp), except:
  * the wall clock, a counting log sink at `info`, and a rate limit out of reach.
@@ -80,19 +101,7 @@ export async function startPaymentTarget(): Promise<PaymentTarget> {
   };
   const app = createApp(deps);
 
-  const userId = `bench_user_${process.pid}`;
-  const customer = stripe.seedCustomer({ email: 'bench@example.com', metadata: { user_id: userId } });
-  await prisma.customer.create({
-    data: { userId, stripeCustomerId: customer.id, email: 'bench@example.com' },
-  });
-  const product = stripe.seedProduct({ id: 'prod_bench', name: 'bench' });
-  const price = stripe.seedPrice({
-    id: 'price_bench_monthly',
-    product: product.id,
-    unit_amount: 900,
-    recurring: { interval: 'month' },
-  });
-  const subscription = stripe.seedSubscription({ customer: customer.id, items: [{ price: price.id }] });
+  const { userId, product, subscription } = await seedActiveSubscription(stripe, prisma);
   const listening = await listenOnLoopback(app);
   await primeSnapshot(`${listening.url}/api/v1/subscriptions/${userId}/${product.id}`);
 
