@@ -1,14 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
 import tls from 'node:tls';
-import {
-  type OpenAIFake,
-  type SmtpCapture,
-  type StripeFake,
-  startOpenAIFake,
-  startSmtpCapture,
-  startStripeFake,
-} from '@platform/testing';
+import type { OpenAIFake, SmtpCapture, StripeFake } from '@platform/testing';
+import { GATEWAY_HOST, gatewayFakeEnv, PAYMENT_HOST, paymentFakeEnv, startFakes } from './support/fakes';
 import { openSse, type ProxyRequest, proxyRequest } from './support/http';
 import { findFreePort, type NginxProxy, startNginx } from './support/nginx';
 import {
@@ -25,10 +19,7 @@ import { createTestCertificates, type TestCertificates } from './support/tls';
 // HTTPS with a certificate from a CA made for this run and trusted by this
 // client only; plain HTTP is used only to show what it still answers.
 
-const PAYMENT_HOST = 'payment.localhost';
-const GATEWAY_HOST = 'gateway.localhost';
 const PAYMENT_KEY = `e2e-payment-key-${randomBytes(8).toString('hex')}`;
-const PROVIDERS = ['openrouter', 'groq', 'cerebras', 'google', 'openai'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 let stripe: StripeFake;
@@ -45,12 +36,9 @@ const call = (req: ProxyRequest) => proxyRequest(https(), req);
 const callPlain = (req: ProxyRequest) => proxyRequest(proxy.port, req);
 const HSTS = 'max-age=31536000; includeSubDomains';
 
-function providerKeys(): Record<string, string> {
-  return Object.fromEntries(PROVIDERS.map((p) => [`${p.toUpperCase()}_API_KEY`, `sk-e2e-${p}-server-key`]));
-}
-
 beforeAll(async () => {
-  [stripe, openai, smtp] = await Promise.all([startStripeFake(), startOpenAIFake(), startSmtpCapture()]);
+  const fakes = await startFakes();
+  ({ stripe, openai, smtp } = fakes);
   // unknown.localhost too, so a client gets as far as the proxy's own 404 for it.
   certs = createTestCertificates([PAYMENT_HOST, GATEWAY_HOST, 'unknown.localhost']);
   const [port, tlsPort] = [await findFreePort(), await findFreePort()];
@@ -67,18 +55,12 @@ beforeAll(async () => {
       ...paymentStorage.env,
       PAYMENT_MS_API_KEY: PAYMENT_KEY,
       STRIPE_SECRET_KEY: 'sk_test_e2e_proxy',
-      STRIPE_API_BASE: stripe.url,
-      STRIPE_MAX_NETWORK_RETRIES: '0',
+      ...paymentFakeEnv(fakes),
     }),
     startService('gateway', {
       ...common,
       ...gatewayStorage.env,
-      ...providerKeys(),
-      GATEWAY_PUBLIC_URL: publicUrl,
-      GATEWAY_SECRET: randomBytes(32).toString('hex'),
-      SMTP_URL: smtp.url,
-      AI_PROVIDER_BASE_URLS: PROVIDERS.map((p) => `${p}=${openai.baseURL}`).join(','),
-      PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      ...gatewayFakeEnv(fakes, publicUrl),
     }),
   ]);
   for (const result of started) if (result.status === 'fulfilled') services.push(result.value);

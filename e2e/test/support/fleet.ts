@@ -1,21 +1,13 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { connect } from 'node:net';
-import {
-  type OpenAIFake,
-  type SmtpCapture,
-  type StripeFake,
-  startOpenAIFake,
-  startSmtpCapture,
-  startStripeFake,
-} from '@platform/testing';
+import type { OpenAIFake, SmtpCapture, StripeFake } from '@platform/testing';
+import { GATEWAY_HOST, gatewayFakeEnv, PAYMENT_HOST, paymentFakeEnv, startFakes } from './fakes';
 import { type ProxyRequest, type ProxyResponse, proxyRequest } from './http';
 import { findFreePort, type NginxProxy, startNginx } from './nginx';
 import { createServiceStorage, type ServiceProcess, startService } from './services';
 import { createTestCertificates } from './tls';
 
-export const PAYMENT_HOST = 'payment.localhost';
-export const GATEWAY_HOST = 'gateway.localhost';
-const PROVIDERS = ['openrouter', 'groq', 'cerebras', 'google', 'openai'];
+export { GATEWAY_HOST, PAYMENT_HOST };
 
 export type Pair = [ServiceProcess, ServiceProcess];
 
@@ -81,11 +73,8 @@ export async function startFleet(opts: FleetOptions): Promise<Fleet> {
     for (const cleanup of cleanups.reverse()) await cleanup();
   };
   try {
-    const [stripe, openai, smtp] = await Promise.all([
-      startStripeFake(),
-      startOpenAIFake(),
-      startSmtpCapture(),
-    ]);
+    const fakes = await startFakes();
+    const { stripe, openai, smtp } = fakes;
     cleanups.push(() => Promise.all([stripe.close(), openai.close(), smtp.close()]));
     const certs = createTestCertificates([PAYMENT_HOST, GATEWAY_HOST]);
     cleanups.push(() => certs.remove());
@@ -114,19 +103,13 @@ export async function startFleet(opts: FleetOptions): Promise<Fleet> {
       startPair('payment', {
         ...common,
         ...paymentStorage.env,
-        STRIPE_API_BASE: stripe.url,
-        STRIPE_MAX_NETWORK_RETRIES: '0',
+        ...paymentFakeEnv(fakes),
         ...opts.paymentEnv,
       }),
       startPair('gateway', {
         ...common,
         ...gatewayStorage.env,
-        ...Object.fromEntries(PROVIDERS.map((p) => [`${p.toUpperCase()}_API_KEY`, `sk-e2e-${p}-server-key`])),
-        GATEWAY_PUBLIC_URL: publicUrl,
-        GATEWAY_SECRET: randomBytes(32).toString('hex'),
-        SMTP_URL: smtp.url,
-        AI_PROVIDER_BASE_URLS: PROVIDERS.map((p) => `${p}=${openai.baseURL}`).join(','),
-        PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+        ...gatewayFakeEnv(fakes, publicUrl),
         ...opts.gatewayEnv,
       }),
     ]);

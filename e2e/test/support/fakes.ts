@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type OpenAIFake,
+  type SmtpCapture,
+  type StripeFake,
+  startOpenAIFake,
+  startSmtpCapture,
+  startStripeFake,
+} from '@platform/testing';
+
+export const PAYMENT_HOST = 'payment.localhost';
+export const GATEWAY_HOST = 'gateway.localhost';
+const PROVIDERS = ['openrouter', 'groq', 'cerebras', 'google', 'openai'];
+
+/** The fakes the services talk to: Stripe (payment), OpenAI and SMTP (gateway). */
+export type Fakes = { stripe: StripeFake; openai: OpenAIFake; smtp: SmtpCapture };
+
+export async function startFakes(): Promise<Fakes> {
+  const [stripe, openai, smtp] = await Promise.all([
+    startStripeFake(),
+    startOpenAIFake(),
+    startSmtpCapture(),
+  ]);
+  return { stripe, openai, smtp };
+}
+
+/** Payment's env for the Stripe fake (no retries, so a failure shows at once). */
+export function paymentFakeEnv(fakes: Fakes): Record<string, string> {
+  return { STRIPE_API_BASE: fakes.stripe.url, STRIPE_MAX_NETWORK_RETRIES: '0' };
+}
+
+/**
+ * The gateway's env for the fakes: server keys and base URLs of every provider
+ * pointing at the OpenAI fake, SMTP at the capture, new secrets, and the
+ * public base URL its links carry.
+ */
+export function gatewayFakeEnv(fakes: Fakes, publicUrl: string): Record<string, string> {
+  return {
+    ...Object.fromEntries(PROVIDERS.map((p) => [`${p.toUpperCase()}_API_KEY`, `sk-e2e-${p}-server-key`])),
+    GATEWAY_PUBLIC_URL: publicUrl,
+    GATEWAY_SECRET: randomBytes(32).toString('hex'),
+    SMTP_URL: fakes.smtp.url,
+    AI_PROVIDER_BASE_URLS: PROVIDERS.map((p) => `${p}=${fakes.openai.baseURL}`).join(','),
+    PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+  };
+}
