@@ -2,9 +2,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
 import tls from 'node:tls';
 import type { OpenAIFake, SmtpCapture, StripeFake } from '@platform/testing';
-import { GATEWAY_HOST, gatewayFakeEnv, PAYMENT_HOST, paymentFakeEnv, startFakes } from './support/fakes';
+import { gatewayFakeEnv, paymentFakeEnv, startFakes } from './support/fakes';
 import { openSse, type ProxyRequest, proxyRequest } from './support/http';
-import { findFreePort, type NginxProxy, startNginx } from './support/nginx';
+import {
+  findFreePort,
+  GATEWAY_HOST,
+  type NginxProxy,
+  PAYMENT_HOST,
+  startServiceProxy,
+} from './support/nginx';
 import {
   createServiceStorage,
   type ServiceProcess,
@@ -66,13 +72,10 @@ beforeAll(async () => {
   for (const result of started) if (result.status === 'fulfilled') services.push(result.value);
   for (const result of started) if (result.status === 'rejected') throw result.reason;
   const [payment, gateway] = services as [ServiceProcess, ServiceProcess];
-  proxy = await startNginx({
+  proxy = await startServiceProxy({
     port,
     tlsPort,
-    certFile: certs.certFile,
-    keyFile: certs.keyFile,
-    paymentHost: PAYMENT_HOST,
-    gatewayHost: GATEWAY_HOST,
+    certs,
     paymentUpstream: `127.0.0.1:${payment.port}`,
     gatewayUpstream: `127.0.0.1:${gateway.port}`,
   });

@@ -26,6 +26,19 @@ export function recordSideBySide(opts: {
   return files;
 }
 
+/** Records the run (recordSideBySide) and prints its markdown and where it went. */
+export function recordAndPrint(opts: {
+  kind: string;
+  startedAt: string;
+  record: { git: { sha: string } };
+  svg: string;
+  markdown: (files: { json: string; svg: string }) => string;
+}): void {
+  const files = recordSideBySide({ ...opts, sha: opts.record.git.sha });
+  console.log(opts.markdown(files));
+  console.log(`recorded bench/results/${files.json}, ${files.svg} and appended to bench/results/README.md`);
+}
+
 /** Median of numbers (mean of the middle two for an even count). */
 export function median(values: number[]): number {
   if (values.length === 0) return 0;

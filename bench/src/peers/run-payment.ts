@@ -6,7 +6,7 @@ import { PAYMENT_MIGRATIONS_DIR, PrismaClient } from '@platform/payment/testing'
 import { createTestDatabase, startStripeFake } from '@platform/testing';
 import { runLoad } from '../load/run-load';
 import { describeMachine, readGitInfo } from '../report/machine';
-import { seedActiveSubscription } from '../targets/payment';
+import { benchPaymentEnv, seedActiveSubscription } from '../targets/payment';
 import { cpuMsOf, memoryMbOf, REPO_ROOT } from './processes';
 import { median, roundTo } from './record';
 import { startProductionService } from './services';
@@ -69,12 +69,7 @@ async function main(): Promise<number> {
     redisUrl,
     env: {
       PAYMENT_MS_API_KEY: API_KEY,
-      STRIPE_SECRET_KEY: 'sk_test_bench_0001',
-      STRIPE_WEBHOOK_SECRET: 'whsec_bench_secret',
-      STRIPE_API_BASE: stripe.url,
-      STRIPE_MAX_NETWORK_RETRIES: '0',
-      STRIPE_TIMEOUT_MS: '2000',
-      PAYMENT_RATE_LIMIT_PER_MINUTE: '1000000000',
+      ...benchPaymentEnv(stripe.url),
     },
   });
   try {

@@ -8,7 +8,7 @@ import { describeMachine, type MachineInfo, readGitInfo } from '../report/machin
 import { COLORS, renderBarChart } from '../report/svg';
 import { parsePeerCli } from './cli';
 import { cpuMsOf, memoryMbOf, REPO_ROOT, type ServiceProcess } from './processes';
-import { median, recordSideBySide, round2, roundTo } from './record';
+import { median, recordAndPrint, round2, roundTo } from './record';
 import { type OurGateway, startOurGateway, startPortkey, startUpstream, type Upstream } from './services';
 
 const USAGE = `Usage: npm run peers -w @platform/bench -- [options]
@@ -447,16 +447,13 @@ async function main(): Promise<number> {
     console.log(markdownOf(record, null));
     return 0;
   }
-  const files = recordSideBySide({
+  recordAndPrint({
     kind: 'peers',
     startedAt,
-    sha: record.git.sha,
     record,
     svg: chartOf(record),
     markdown: (f) => markdownOf(record, f),
   });
-  console.log(markdownOf(record, files));
-  console.log(`recorded bench/results/${files.json}, ${files.svg} and appended to bench/results/README.md`);
   return 0;
 }
 

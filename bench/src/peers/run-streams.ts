@@ -7,7 +7,7 @@ import { describeMachine, type MachineInfo, readGitInfo } from '../report/machin
 import { COLORS, renderBarChart } from '../report/svg';
 import { parsePeerCli } from './cli';
 import { memoryMbOf, sampleRss } from './processes';
-import { median, recordSideBySide, round2 } from './record';
+import { median, recordAndPrint, round2 } from './record';
 import { type OurGateway, startOurGateway, startUpstream, type Upstream } from './services';
 import type { StreamClientResult, StreamClientSpec } from './stream-client';
 
@@ -310,16 +310,13 @@ async function main(): Promise<number> {
     console.log(markdownOf(record, null));
     return problems.length ? 1 : 0;
   }
-  const files = recordSideBySide({
+  recordAndPrint({
     kind: 'streams',
     startedAt,
-    sha: record.git.sha,
     record,
     svg: chartOf(record),
     markdown: (f) => markdownOf(record, f),
   });
-  console.log(markdownOf(record, files));
-  console.log(`recorded bench/results/${files.json}, ${files.svg} and appended to bench/results/README.md`);
   return 0;
 }
 

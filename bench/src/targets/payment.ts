@@ -44,6 +44,18 @@ async function primeSnapshot(url: string): Promise<void> {
   }
 }
 
+/** Payment's env for the Stripe fake at `stripeUrl`: test keys, no retries, a rate limit out of reach. */
+export function benchPaymentEnv(stripeUrl: string): Record<string, string> {
+  return {
+    STRIPE_SECRET_KEY: 'sk_test_bench_0001',
+    STRIPE_WEBHOOK_SECRET: 'whsec_bench_secret',
+    STRIPE_API_BASE: stripeUrl,
+    STRIPE_MAX_NETWORK_RETRIES: '0',
+    STRIPE_TIMEOUT_MS: '2000',
+    PAYMENT_RATE_LIMIT_PER_MINUTE: '1000000000',
+  };
+}
+
 /**
  * Seeds the Stripe fake with a customer holding an active monthly subscription
  * to `prod_bench`, and our customer row for that user.
@@ -84,12 +96,7 @@ export async function startPaymentTarget(): Promise<PaymentTarget> {
     NODE_ENV: 'test',
     LOG_LEVEL: 'info',
     PAYMENT_MS_API_KEY: PAYMENT_API_KEY,
-    STRIPE_SECRET_KEY: 'sk_test_bench_0001',
-    STRIPE_WEBHOOK_SECRET: 'whsec_bench_secret',
-    STRIPE_API_BASE: stripe.url,
-    STRIPE_MAX_NETWORK_RETRIES: '0',
-    STRIPE_TIMEOUT_MS: '2000',
-    PAYMENT_RATE_LIMIT_PER_MINUTE: '1000000000',
+    ...benchPaymentEnv(stripe.url),
   });
   const deps: PaymentDeps = {
     env,

@@ -8,8 +8,6 @@ import {
   startStripeFake,
 } from '@platform/testing';
 
-export const PAYMENT_HOST = 'payment.localhost';
-export const GATEWAY_HOST = 'gateway.localhost';
 const PROVIDERS = ['openrouter', 'groq', 'cerebras', 'google', 'openai'];
 
 /** The fakes the services talk to: Stripe (payment), OpenAI and SMTP (gateway). */

@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { connect } from 'node:net';
 import type { OpenAIFake, SmtpCapture, StripeFake } from '@platform/testing';
-import { GATEWAY_HOST, gatewayFakeEnv, PAYMENT_HOST, paymentFakeEnv, startFakes } from './fakes';
+import { gatewayFakeEnv, paymentFakeEnv, startFakes } from './fakes';
 import { type ProxyRequest, type ProxyResponse, proxyRequest } from './http';
-import { findFreePort, type NginxProxy, startNginx } from './nginx';
+import { findFreePort, GATEWAY_HOST, type NginxProxy, PAYMENT_HOST, startServiceProxy } from './nginx';
 import { createServiceStorage, type ServiceProcess, startService } from './services';
 import { createTestCertificates } from './tls';
 
@@ -113,13 +113,10 @@ export async function startFleet(opts: FleetOptions): Promise<Fleet> {
         ...opts.gatewayEnv,
       }),
     ]);
-    const proxy = await startNginx({
+    const proxy = await startServiceProxy({
       port,
       tlsPort,
-      certFile: certs.certFile,
-      keyFile: certs.keyFile,
-      paymentHost: PAYMENT_HOST,
-      gatewayHost: GATEWAY_HOST,
+      certs,
       paymentUpstream: payment.map(addressOf),
       gatewayUpstream: gateway.map(addressOf),
     });

@@ -24,6 +24,10 @@ export type NginxProxy = {
   close(): Promise<void>;
 };
 
+/** The host names the services answer under behind the proxy. */
+export const PAYMENT_HOST = 'payment.localhost';
+export const GATEWAY_HOST = 'gateway.localhost';
+
 export type StartNginxOptions = {
   /** Plain-HTTP listen port on 127.0.0.1. */
   port: number;
@@ -189,4 +193,24 @@ export async function startNginx(opts: StartNginxOptions): Promise<NginxProxy> {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** nginx for both services under PAYMENT_HOST and GATEWAY_HOST, serving `certs` on tlsPort. */
+export function startServiceProxy(opts: {
+  port: number;
+  tlsPort: number;
+  certs: { certFile: string; keyFile: string };
+  paymentUpstream: string | string[];
+  gatewayUpstream: string | string[];
+}): Promise<NginxProxy> {
+  return startNginx({
+    port: opts.port,
+    tlsPort: opts.tlsPort,
+    certFile: opts.certs.certFile,
+    keyFile: opts.certs.keyFile,
+    paymentHost: PAYMENT_HOST,
+    gatewayHost: GATEWAY_HOST,
+    paymentUpstream: opts.paymentUpstream,
+    gatewayUpstream: opts.gatewayUpstream,
+  });
 }
