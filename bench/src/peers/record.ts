@@ -26,16 +26,33 @@ export function recordSideBySide(opts: {
   return files;
 }
 
-/** Records the run (recordSideBySide) and prints its markdown and where it went. */
-export function recordAndPrint(opts: {
-  kind: string;
-  startedAt: string;
-  record: { git: { sha: string } };
-  svg: string;
-  markdown: (files: { json: string; svg: string }) => string;
-}): void {
-  const files = recordSideBySide({ ...opts, sha: opts.record.git.sha });
-  console.log(opts.markdown(files));
+type RecordedFiles = { json: string; svg: string };
+
+/**
+ * Prints the run's markdown (`markdownOf(record, null)`) when not recording;
+ * otherwise records it (recordSideBySide, chart from `chartOf`) and prints its
+ * markdown with the files and where they went.
+ */
+export function printOrRecord<R extends { startedAt: string; git: { sha: string } }>(
+  kind: string,
+  record: R,
+  shouldRecord: boolean,
+  chartOf: (r: R) => string,
+  markdownOf: (r: R, files: RecordedFiles | null) => string,
+): void {
+  if (!shouldRecord) {
+    console.log(markdownOf(record, null));
+    return;
+  }
+  const files = recordSideBySide({
+    kind,
+    startedAt: record.startedAt,
+    sha: record.git.sha,
+    record,
+    svg: chartOf(record),
+    markdown: (f) => markdownOf(record, f),
+  });
+  console.log(markdownOf(record, files));
   console.log(`recorded bench/results/${files.json}, ${files.svg} and appended to bench/results/README.md`);
 }
 

@@ -8,7 +8,7 @@ import { describeMachine, type MachineInfo, readGitInfo } from '../report/machin
 import { COLORS, renderBarChart } from '../report/svg';
 import { parsePeerCli } from './cli';
 import { cpuMsOf, memoryMbOf, REPO_ROOT, type ServiceProcess } from './processes';
-import { median, recordAndPrint, round2, roundTo } from './record';
+import { median, printOrRecord, round2, roundTo } from './record';
 import { type OurGateway, startOurGateway, startPortkey, startUpstream, type Upstream } from './services';
 
 const USAGE = `Usage: npm run peers -w @platform/bench -- [options]
@@ -443,17 +443,7 @@ async function main(): Promise<number> {
     console.log(markdownOf(record, null));
     return 1;
   }
-  if (!shouldRecord) {
-    console.log(markdownOf(record, null));
-    return 0;
-  }
-  recordAndPrint({
-    kind: 'peers',
-    startedAt,
-    record,
-    svg: chartOf(record),
-    markdown: (f) => markdownOf(record, f),
-  });
+  printOrRecord('peers', record, shouldRecord, chartOf, markdownOf);
   return 0;
 }
 

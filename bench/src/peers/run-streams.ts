@@ -7,7 +7,7 @@ import { describeMachine, type MachineInfo, readGitInfo } from '../report/machin
 import { COLORS, renderBarChart } from '../report/svg';
 import { parsePeerCli } from './cli';
 import { memoryMbOf, sampleRss } from './processes';
-import { median, recordAndPrint, round2 } from './record';
+import { median, printOrRecord, round2 } from './record';
 import { type OurGateway, startOurGateway, startUpstream, type Upstream } from './services';
 import type { StreamClientResult, StreamClientSpec } from './stream-client';
 
@@ -306,18 +306,8 @@ async function main(): Promise<number> {
     problems,
   };
   // Failed streams are a finding, not a reason to drop the run: they are in the table and the problems line.
-  if (!shouldRecord) {
-    console.log(markdownOf(record, null));
-    return problems.length ? 1 : 0;
-  }
-  recordAndPrint({
-    kind: 'streams',
-    startedAt,
-    record,
-    svg: chartOf(record),
-    markdown: (f) => markdownOf(record, f),
-  });
-  return 0;
+  printOrRecord('streams', record, shouldRecord, chartOf, markdownOf);
+  return !shouldRecord && problems.length ? 1 : 0;
 }
 
 runMain(main);
