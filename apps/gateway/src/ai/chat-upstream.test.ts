@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type LoopbackServer, listenLoopback, readBody } from '@platform/testing';
 import { type ChatUpstream, createChatUpstream } from './chat-upstream';
 import { classifyUpstreamError, UpstreamHttpError, UpstreamProtocolError } from './upstream-errors';
 
@@ -7,28 +7,18 @@ import { classifyUpstreamError, UpstreamHttpError, UpstreamProtocolError } from 
 // how it reads split SSE, and which errors the fallback sees.
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 
-let server: Server;
+let server: LoopbackServer;
 let handler: Handler;
 let client: ChatUpstream;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => {
-      body += c;
-    });
-    req.on('end', () => handler(req, body, res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  client = createChatUpstream(`http://127.0.0.1:${port}/v1/`, 'sk-test-key');
+  server = await listenLoopback(async (req, res) => handler(req, (await readBody(req)).toString(), res));
+  client = createChatUpstream(`${server.url}/v1/`, 'sk-test-key');
 });
 
 afterAll(async () => {
   await client.close();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await server.close();
 });
 
 const never = new AbortController().signal;
@@ -100,12 +90,17 @@ describe('chat upstream client', () => {
 
   it('aborting the signal cancels the request and closes its connection', async () => {
     let closed: Promise<void> = Promise.resolve();
+    let arrived: () => void = () => {};
+    const requestArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
     handler = (req) => {
       closed = new Promise((resolve) => req.socket.once('close', () => resolve()));
+      arrived();
     };
     const controller = new AbortController();
     const pending = client.complete({}, controller.signal).catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 50));
+    await requestArrived;
     controller.abort();
     const err = await pending;
     expect(classifyUpstreamError(err, { timedOut: true, clientGone: false }).outcome).toBe('timeout');
