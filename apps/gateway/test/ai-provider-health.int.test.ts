@@ -1,6 +1,6 @@
 import { parsePrometheusText } from '@platform/testing';
 import request from 'supertest';
-import { type AiHarness, startAiHarness, type TestCaller } from './support/ai-harness';
+import { type AiHarness, startAiHarness, type TestCaller, useAiHarness } from './support/ai-harness';
 
 /**
  * Provider health: a target that timed out, refused the connection or answered
@@ -20,13 +20,8 @@ async function metric(h: AiHarness, name: string, provider: string): Promise<num
 describe('circuit breaker per provider and key', () => {
   let h: AiHarness;
   let caller: TestCaller;
-  beforeAll(async () => {
-    h = await startAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '300', AI_CIRCUIT_COOLDOWN_MS: '60000' });
-  });
-  afterAll(() => h.close());
-  beforeEach(async () => {
-    h.resetFakes();
-    caller = await h.createCaller();
+  useAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '300', AI_CIRCUIT_COOLDOWN_MS: '60000' }, (state) => {
+    ({ h, caller } = state);
   });
 
   it('a dead first provider is waited for once; the next request answers from the second at once', async () => {

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { eventually } from '@platform/testing';
 import type { Express } from 'express';
 import request from 'supertest';
 import { CONSOLE_CSP, resolveConsoleDir } from '../src/console/routes';
@@ -120,11 +121,11 @@ describe('GET /api/v1/usage/today', () => {
     expect(chat.status).toBe(200);
     // The budget is charged after the response, off the request path.
     let used = 0;
-    for (let i = 0; i < 50 && used !== 9; i++) {
+    await eventually(async () => {
       const res = await request(h.app).get('/api/v1/usage/today').set('x-api-key', caller.apiKey);
       used = res.body.total_tokens;
-      if (used !== 9) await new Promise((r) => setTimeout(r, 20));
-    }
+      return used === 9;
+    });
     expect(used).toBe(9);
   });
 
