@@ -1,7 +1,8 @@
-import type { Server } from 'node:http';
 import {
   type EndpointProbe,
   expectStorageOutageAnswered,
+  type LoopbackServer,
+  listenLoopback,
   type PrivateStorage,
   startPrivateStorage,
 } from '@platform/testing';
@@ -15,21 +16,17 @@ import { type Harness, startHarness } from './support/harness';
  */
 let storage: PrivateStorage;
 let h: Harness;
-let server: Server;
-let url: string;
+let server: LoopbackServer;
 let probes: EndpointProbe[];
 
 beforeAll(async () => {
   storage = await startPrivateStorage();
   h = await startHarness(storage.urls);
-  server = h.app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  probes = (await paymentEndpoints(h)).map((e) => ({ name: e.name, send: () => e.send(url) }));
+  server = await listenLoopback(h.app);
+  probes = (await paymentEndpoints(h)).map((e) => ({ name: e.name, send: () => e.send(server.url) }));
 }, 30_000);
 afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
+  await server?.close();
   await storage?.close(async () => h?.close());
 }, 30_000);
 
@@ -70,7 +67,7 @@ describe('payment with a storage server stopped', () => {
       expectStorageOutageAnswered(kind, {
         service: 'payment',
         storage,
-        url,
+        url: server.url,
         probes,
         expected: { Redis: REDIS_DOWN, Postgres: POSTGRES_DOWN },
         recovered: statusAnswers,

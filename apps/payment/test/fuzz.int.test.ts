@@ -5,6 +5,7 @@ import {
   arbWireBody,
   buildEvent,
   fuzzRunner,
+  listenLoopback,
   sendWireBody,
   type WireBody,
 } from '@platform/testing';
@@ -38,10 +39,7 @@ let subscription: { id: string };
 beforeAll(async () => {
   h = await startHarness();
   const app = h.buildApp({ PAYMENT_RATE_LIMIT_PER_MINUTE: '1000000' });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  close = () => new Promise((r) => server.close(() => r()));
+  ({ url, close } = await listenLoopback(app));
   const { product, monthly, oneTime, userId, ...seeded } = await seedSubscriber(h);
   subscription = seeded.subscription;
   const base = { user_id: userId, email: 'a@example.com', ...urls };
