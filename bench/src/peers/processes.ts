@@ -1,6 +1,5 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -16,18 +15,8 @@ export type ServiceProcess = {
 
 export const REPO_ROOT = path.join(__dirname, '..', '..', '..');
 
-/** An unused loopback port (listen on 0, read it, close). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 /** Polls `url` until it answers (any status) or the deadline passes. */
-export async function waitForHttp(url: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+async function waitForHttp(url: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${url}: process exited with code ${child.exitCode}`);

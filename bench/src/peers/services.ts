@@ -10,8 +10,8 @@ import {
   TEST_LANES,
   upsertUserByEmail,
 } from '@platform/gateway/testing';
-import { createTestDatabase, type OpenAIBehaviour, type TestDatabase } from '@platform/testing';
-import { forkBenchChild, freePort, REPO_ROOT, type ServiceProcess, startNodeService } from './processes';
+import { createTestDatabase, freePort, type OpenAIBehaviour, type TestDatabase } from '@platform/testing';
+import { forkBenchChild, REPO_ROOT, type ServiceProcess, startNodeService } from './processes';
 import type { UpstreamCount, UpstreamInfo } from './upstream-main';
 
 export type Upstream = {
