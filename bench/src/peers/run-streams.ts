@@ -2,6 +2,7 @@ import { execFileSync, fork } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parsePrometheusText } from '@platform/testing';
 import { runMain } from '../cli';
 import { describeMachine, type MachineInfo, readGitInfo } from '../report/machine';
 import { COLORS, renderBarChart } from '../report/svg';
@@ -90,11 +91,9 @@ function runClient(spec: StreamClientSpec): Promise<StreamClientResult> {
 
 /** Event-loop delay since the previous scrape, from prom-client's default metrics. */
 async function scrapeLoopDelay(url: string): Promise<{ p50: number; p99: number; max: number }> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const value = (name: string) => {
-    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
-    return round2(Number(line?.slice(line.lastIndexOf(' ') + 1) ?? 0) * 1000);
-  };
+  const families = parsePrometheusText(await (await fetch(`${url}/metrics`)).text());
+  const value = (name: string) =>
+    round2(Number(families.find((f) => f.name === name)?.metrics[0]?.value ?? 0) * 1000);
   return {
     p50: value('nodejs_eventloop_lag_p50_seconds'),
     p99: value('nodejs_eventloop_lag_p99_seconds'),
