@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PAYMENT_MIGRATIONS_DIR, PrismaClient } from '@platform/payment/testing';
 import { createTestDatabase, startStripeFake } from '@platform/testing';
+import { runMain } from '../cli';
 import { runLoad } from '../load/run-load';
 import { describeMachine, readGitInfo } from '../report/machine';
 import { benchPaymentEnv, seedActiveSubscription } from '../targets/payment';
@@ -143,10 +144,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);
