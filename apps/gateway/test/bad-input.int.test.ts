@@ -1,17 +1,8 @@
 import { expectMalformedPathRejected, expectRejected } from '@platform/testing';
 import request from 'supertest';
-import {
-  APP_ORIGIN,
-  type IdentityHarness,
-  startIdentityHarness,
-  uniqueEmail,
-} from './support/identity-harness';
+import { APP_ORIGIN, uniqueEmail, useIdentityHarness } from './support/identity-harness';
 
-let h: IdentityHarness;
-beforeAll(async () => {
-  h = await startIdentityHarness();
-});
-afterAll(() => h.close());
+const h = useIdentityHarness();
 
 const LONE = '\ud800';
 

@@ -1,13 +1,9 @@
-import { expectMalformedPathRejected, expectRejected } from '@platform/testing';
+import { expectMalformedPathRejected, expectRejected, perTestFile } from '@platform/testing';
 import request from 'supertest';
 import { sendWebhook, urls } from './support/endpoints';
-import { API_KEY, type Harness, newUserId, seedCatalog, startHarness } from './support/harness';
+import { API_KEY, newUserId, seedCatalog, startHarness } from './support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h.close());
+const h = perTestFile(startHarness);
 
 const LONE = '\ud800';
 
