@@ -83,6 +83,3 @@ export const GATEWAY_ENDPOINTS: EndpointCall[] = [
   withKey('post', '/api/v1/ai/music', { project_id: 'p1', prompt: 'piano' }),
   withKey('post', '/api/v1/ai/soundfx', { project_id: 'p1', prompt: 'rain' }),
 ];
-
-/** Ends the caller's session, so it is not in GATEWAY_ENDPOINTS, which tests fire concurrently. */
-export const LOGOUT: EndpointCall = withSession('post', '/api/v1/auth/logout');
