@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KeyValueStore } from '@platform/db';
 import { createLogger, createMemoryDestination } from '@platform/logging';
-// Interim (shared with the identity tests) until @platform/testing exports these.
 import {
   createTestDatabase,
   createTestKv,
   type ElevenLabsFake,
+  type LoopbackServer,
+  listenLoopback,
   type OpenAIFake,
   type RecordedRequest,
   startElevenLabsFake,
@@ -167,7 +168,7 @@ export async function startAiHarness(
     return instance;
   };
   const { app, deps } = startInstance({});
-  const servers: Server[] = [];
+  const servers: LoopbackServer[] = [];
   let marks = { openai: 0, elevenlabs: 0 };
 
   return {
@@ -209,18 +210,12 @@ export async function startAiHarness(
       return startInstance(env).app;
     },
     async listen(target = app) {
-      const server = target.listen(0, '127.0.0.1');
-      await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-      servers.push(server);
-      const address = server.address();
-      if (address === null || typeof address === 'string') throw new Error('no port');
-      return { url: `http://127.0.0.1:${address.port}`, server };
+      const listening = await listenLoopback(target);
+      servers.push(listening);
+      return { url: listening.url, server: listening.server };
     },
     async close() {
-      for (const server of servers) {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      }
+      for (const server of servers) await server.close();
       for (const instance of instances) await instance.close();
       await prisma.$disconnect();
       await database.drop();
