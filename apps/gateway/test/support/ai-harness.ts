@@ -12,6 +12,7 @@ import {
   type LoopbackServer,
   listenLoopback,
   type OpenAIFake,
+  type PrivateStorage,
   type RecordedRequest,
   startElevenLabsFake,
   startOpenAIFake,
@@ -121,12 +122,10 @@ export type AiHarness = {
 
 let counter = 0;
 
-/** Servers other than the shared test ones, e.g. a private Redis or Postgres a fault test stops. */
-export type HarnessStorage = { databaseServerUrl?: string; redisUrl?: string };
-
 export async function startAiHarness(
   envOverrides: Record<string, string> = {},
-  storage: HarnessStorage = {},
+  /** Servers other than the shared test ones, e.g. the private Redis or Postgres a fault test stops. */
+  storage: Partial<PrivateStorage['urls']> = {},
 ): Promise<AiHarness> {
   const openai = await startOpenAIFake();
   const elevenlabs = await startElevenLabsFake();

@@ -4,6 +4,7 @@ import { createLogger, createMemoryDestination } from '@platform/logging';
 import {
   createTestDatabase,
   createTestKv,
+  type PrivateStorage,
   type StripeFake,
   startStripeFake,
   type TestDatabase,
@@ -68,10 +69,10 @@ export function testEnv(fake: StripeFake, overrides: Record<string, string | und
   });
 }
 
-/** Servers other than the shared test ones, e.g. a private Redis or Postgres a fault test stops. */
-export type HarnessStorage = { databaseServerUrl?: string; redisUrl?: string };
-
-export async function startHarness(storage: HarnessStorage = {}): Promise<Harness> {
+export async function startHarness(
+  /** Servers other than the shared test ones, e.g. the private Redis or Postgres a fault test stops. */
+  storage: Partial<PrivateStorage['urls']> = {},
+): Promise<Harness> {
   const clock = createClock();
   const fake = await startStripeFake({ now: () => Math.floor(clock.now().getTime() / 1000) });
   const database: TestDatabase = await createTestDatabase({
