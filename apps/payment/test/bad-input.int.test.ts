@@ -1,7 +1,7 @@
 import { expectMalformedPathRejected, expectRejected, perTestFile } from '@platform/testing';
 import request from 'supertest';
-import { sendWebhook, urls } from './support/endpoints';
-import { API_KEY, newUserId, seedCatalog, startHarness } from './support/harness';
+import { sendWebhook } from './support/endpoints';
+import { API_KEY, newUserId, seedCatalog, startHarness, urls } from './support/harness';
 
 const h = perTestFile(startHarness);
 

@@ -1,13 +1,8 @@
 import { perTestFile } from '@platform/testing';
 import request from 'supertest';
-import { API_KEY, newUserId, seedCatalog, startHarness } from './support/harness';
+import { API_KEY, newUserId, seedCatalog, startHarness, urls } from './support/harness';
 
 const h = perTestFile(startHarness);
-
-const urls = {
-  success_url: 'https://app.example.com/done',
-  cancel_url: 'https://app.example.com/cancel',
-};
 
 const post = (path: string, payload: unknown) =>
   request(h.app)

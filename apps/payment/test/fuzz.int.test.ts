@@ -11,8 +11,8 @@ import {
 } from '@platform/testing';
 import fc from 'fast-check';
 import request from 'supertest';
-import { seedSubscriber, sendWebhook, urls } from './support/endpoints';
-import { API_KEY, type Harness, startHarness } from './support/harness';
+import { seedSubscriber, sendWebhook } from './support/endpoints';
+import { API_KEY, type Harness, startHarness, urls } from './support/harness';
 
 /**
  * Property-based fuzzing of every payment endpoint: generated and mutated

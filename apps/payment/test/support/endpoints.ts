@@ -1,17 +1,11 @@
 import { buildEvent, signWebhookPayload } from '@platform/testing';
 import request from 'supertest';
-import { API_KEY, type Harness, newUserId, seedCatalog, WEBHOOK_SECRET } from './harness';
+import { API_KEY, type Harness, newUserId, seedCatalog, urls, WEBHOOK_SECRET } from './harness';
 
 /** An app, or the base URL of one listening (cheaper under concurrent load). */
 export type Target = Parameters<typeof request>[0];
 
 export type EndpointCall = { name: string; send(target: Target): request.Test };
-
-/** The return URLs of every checkout body in these tests. */
-export const urls = {
-  success_url: 'https://app.example.com/done',
-  cancel_url: 'https://app.example.com/cancel',
-};
 
 /** POSTs `raw` to /webhooks/stripe as JSON, signed with the harness secret unless `signature` is given (null: none). */
 export function sendWebhook(

@@ -22,6 +22,12 @@ export const ROTATED_API_KEY = 'test-payment-key-rotated-4567';
 export const STRIPE_KEY = 'sk_test_payment_harness_0001';
 export const WEBHOOK_SECRET = 'whsec_payment_harness_secret';
 
+/** The return URLs of every checkout body in these tests. */
+export const urls = {
+  success_url: 'https://app.example.com/done',
+  cancel_url: 'https://app.example.com/cancel',
+};
+
 /** The payment service's migrations, for createTestDatabase. */
 export const PAYMENT_MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'prisma', 'migrations');
 
@@ -140,12 +146,14 @@ export function requestSubscriptionCheckout(
   userId = newUserId(),
 ) {
   const { product, monthly } = catalog;
-  return request(app).post('/api/v1/checkout/subscription').set('X-API-Key', API_KEY).send({
-    user_id: userId,
-    email: 'a@example.com',
-    product_id: product.id,
-    price_id: monthly.id,
-    success_url: 'https://app.example.com/done',
-    cancel_url: 'https://app.example.com/cancel',
-  });
+  return request(app)
+    .post('/api/v1/checkout/subscription')
+    .set('X-API-Key', API_KEY)
+    .send({
+      user_id: userId,
+      email: 'a@example.com',
+      product_id: product.id,
+      price_id: monthly.id,
+      ...urls,
+    });
 }
