@@ -105,9 +105,3 @@ function errorBodyOf(appErr: AppError, res: Parameters<RequestHandler>[1]): Erro
 export function notFoundHandler(): RequestHandler {
   return (_req, _res, next) => next(new AppError('not_found'));
 }
-
-/** Sends an error body outside the Express error path (e.g. from a rate limiter). */
-export function sendError(res: Parameters<RequestHandler>[1], err: AppError): void {
-  if (err.headers) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
-  res.status(err.status).json(errorBodyOf(err, res));
-}
