@@ -77,13 +77,13 @@ type Logger = { error: (obj: object, msg?: string) => void; warn: (obj: object, 
 export function errorHandler(
   opts: { logger?: Logger; body?: (err: AppError, requestId: string) => object } = {},
 ): ErrorRequestHandler {
-  return (err, req, res, next) => {
+  return (err, _req, res, next) => {
     if (res.headersSent) {
       next(err);
       return;
     }
     const appErr = toAppError(err);
-    const log = (req as { log?: Logger }).log ?? opts.logger;
+    const log = opts.logger;
     // A dependency being down is an operational state, reported by /health/ready: one warn line, no stack.
     if (appErr.code === 'service_unavailable')
       log?.warn({ err: { message: (err as Error)?.message } }, 'dependency unavailable');
