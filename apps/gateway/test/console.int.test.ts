@@ -121,11 +121,15 @@ describe('GET /api/v1/usage/today', () => {
     expect(chat.status).toBe(200);
     // The budget is charged after the response, off the request path.
     let used = 0;
-    await eventually(async () => {
-      const res = await request(h.app).get('/api/v1/usage/today').set('x-api-key', caller.apiKey);
-      used = res.body.total_tokens;
-      return used === 9;
-    });
+    await eventually(
+      async () => {
+        const res = await request(h.app).get('/api/v1/usage/today').set('x-api-key', caller.apiKey);
+        used = res.body.total_tokens;
+        return used === 9;
+      },
+      10_000,
+      20,
+    );
     expect(used).toBe(9);
   });
 
