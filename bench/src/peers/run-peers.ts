@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { SERVER_KEYS } from '@platform/gateway/testing';
 import { runMain } from '../cli';
 import { runLoad } from '../load/run-load';
 import type { LoadResult, LoadSpec } from '../load/types';
@@ -68,7 +69,8 @@ export type PeersRecord = {
 };
 
 const MESSAGES = [{ role: 'user', content: 'Say hello to the benchmark.' }];
-const UPSTREAM_KEY = 'sk-server-groq-0002';
+/** The key our gateway sends to groq (free-a), so the direct runs authenticate as it does. */
+const UPSTREAM_KEY = SERVER_KEYS.GROQ_API_KEY;
 
 function requestFor(
   target: TargetName,

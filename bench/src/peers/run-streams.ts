@@ -2,6 +2,7 @@ import { execFileSync, fork } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SERVER_KEYS } from '@platform/gateway/testing';
 import { parsePrometheusText } from '@platform/testing';
 import { runMain } from '../cli';
 import { describeMachine, type MachineInfo, readGitInfo } from '../report/machine';
@@ -115,7 +116,7 @@ function specFor(
     ? {
         ...common,
         url: `${s.upstream.baseURL}/chat/completions`,
-        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-server-groq-0002' },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${SERVER_KEYS.GROQ_API_KEY}` },
         body: JSON.stringify({ model: 'free-a', messages: MESSAGES, stream: true }),
       }
     : {
