@@ -206,7 +206,7 @@ export const SCENARIOS: Scenario[] = [
     service: 'gateway',
     reference: true,
     summary:
-      'Reference: `chat` against a second app whose usage recorder drops rows (no usage_records inserts); the difference to `chat` is the cost of usage recording.',
+      'Reference: `chat` against a second app whose usage-row writer drops rows (no usage_records inserts); the difference to `chat` is the cost of usage recording.',
     expectStatus: 200,
     request: (t) => ({
       ...chatRequest('/api/v1/ai/chat/completions', SMALL_MESSAGES)(t),

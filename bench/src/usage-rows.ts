@@ -4,8 +4,8 @@ import { createTestDatabase } from '@platform/testing';
 
 // Usage: tsx --conditions=source src/usage-rows.ts
 // CPU cost of writing one batch of usage rows: Prisma createMany, as
-// the recorder once did, against insertUsageRows (one parameterised multi-row
-// INSERT through Prisma's raw path), which it uses now. Explains the gap between `chat` and `chat-without-usage-rows`.
+// the usage recorder once did, against insertUsageRows (one parameterised multi-row
+// INSERT through Prisma's raw path), which the usage-row writer uses now. Explains the gap between `chat` and `chat-without-usage-rows`.
 
 const BATCHES = [1, 100, 300, 500];
 const WARMUP = 2;

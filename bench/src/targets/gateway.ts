@@ -34,7 +34,7 @@ export const STREAM_CHUNKS = ['Hello', ' from', ' the', ' bench', 'mark.'];
 export type GatewayTarget = {
   url: string;
   /**
-   * A second app on the same database, store and fakes whose usage recorder
+   * A second app on the same database, store and fakes whose usage-row writer
    * drops rows: an ablation that shows what usage recording costs on chat.
    */
   urlWithoutUsageRows: string;
@@ -50,8 +50,8 @@ export type GatewayTarget = {
 
 /**
  * Builds the gateway the way apps/gateway/test/support/ai-harness.ts does
- * (same env, fakes, createTestDatabase/createTestKv, createApp), except: the
- * log goes to a counting sink at `info` as in production, the usage recorder
+ * (same env, fakes, createTestDatabase/createTestKv, startGatewayInstance), except: the
+ * log goes to a counting sink at `info` as in production, the usage-row writer
  * flushes on its production interval, and the rate limit and token budget are
  * set out of reach.
  */
