@@ -5,7 +5,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { type OpenAIFake, type SmtpCapture, startOpenAIFake, startSmtpCapture } from '@platform/testing';
+import {
+  freePort,
+  type OpenAIFake,
+  type SmtpCapture,
+  startOpenAIFake,
+  startSmtpCapture,
+} from '@platform/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   assertConsoleBuilt,
@@ -15,7 +21,6 @@ import {
   watchProblems,
 } from './support/browser';
 import { parseDotenv, ROOT } from './support/compose';
-import { findFreePort } from './support/nginx';
 import {
   createServiceStorage,
   type ServiceProcess,
@@ -51,7 +56,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   [smtp, openai] = await Promise.all([startSmtpCapture(), startOpenAIFake()]);
   storage = await createServiceStorage('gateway');
-  const port = await findFreePort();
+  const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   gateway = await startService(
     'gateway',
@@ -463,7 +468,7 @@ describe('the web console in Chromium', () => {
       ]),
     );
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'console-local-'));
-    const port = await findFreePort();
+    const port = await freePort();
     const local = await startService(
       'gateway',
       { ...localEnv, DATA_DIR: dataDir, GATEWAY_PUBLIC_URL: `http://localhost:${port}` },
