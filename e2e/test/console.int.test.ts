@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -433,12 +433,20 @@ describe('the web console in Chromium', () => {
     ]);
     expect((await gw('/api/v1/auth/session', { headers: { cookie } })).status).toBe(200);
     // The refused sign-in did not spend the code.
-    const attacker = await gw('/api/v1/auth/verify-code', { method: 'POST', body: { code: attackerCode } });
+    const lastId = randomUUID();
+    const attacker = await gw('/api/v1/auth/verify-code', {
+      method: 'POST',
+      headers: { 'x-request-id': lastId },
+      body: { code: attackerCode },
+    });
     expect(attacker.status).toBe(200);
+    // Log lines reach the output through the logger's buffer (up to 100 ms later). The
+    // attacker's line is this test's last, so once it is there every 403 before it is too.
+    const output = () => (gateway as ServiceProcess).output();
+    for (let i = 0; i < 50 && !output().includes(lastId); i++) await new Promise((r) => setTimeout(r, 100));
     // The access log (no headers in it): the simple writes did arrive, and the Origin check
     // refused each with 403; the JSON and DELETE writes never got past the browser's preflight.
-    const writes = (gateway as ServiceProcess)
-      .output()
+    const writes = output()
       .split('\n')
       .flatMap((line) => {
         try {
