@@ -66,7 +66,7 @@ const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
  * the command until a reconnect; commands issued while the first connection is
  * still being made are queued as usual, so start-up order does not matter.
  */
-export function assertRedisReachable(redis: Redis): void {
+function assertRedisReachable(redis: Redis): void {
   if (DOWN_STATES.has(redis.status)) throw new Error('Connection is closed (redis is unreachable)');
 }
 

@@ -77,13 +77,13 @@ type Logger = { error: (obj: object, msg?: string) => void; warn: (obj: object, 
 export function errorHandler(
   opts: { logger?: Logger; body?: (err: AppError, requestId: string) => object } = {},
 ): ErrorRequestHandler {
-  return (err, req, res, next) => {
+  return (err, _req, res, next) => {
     if (res.headersSent) {
       next(err);
       return;
     }
     const appErr = toAppError(err);
-    const log = (req as { log?: Logger }).log ?? opts.logger;
+    const log = opts.logger;
     // A dependency being down is an operational state, reported by /health/ready: one warn line, no stack.
     if (appErr.code === 'service_unavailable')
       log?.warn({ err: { message: (err as Error)?.message } }, 'dependency unavailable');
@@ -104,10 +104,4 @@ function errorBodyOf(appErr: AppError, res: Parameters<RequestHandler>[1]): Erro
 /** JSON 404 for every route nobody handled. */
 export function notFoundHandler(): RequestHandler {
   return (_req, _res, next) => next(new AppError('not_found'));
-}
-
-/** Sends an error body outside the Express error path (e.g. from a rate limiter). */
-export function sendError(res: Parameters<RequestHandler>[1], err: AppError): void {
-  if (err.headers) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
-  res.status(err.status).json(errorBodyOf(err, res));
 }

@@ -9,7 +9,6 @@ export {
   countHit,
   type Limit,
   rateLimited,
-  recordHit,
   type WindowCounter,
 } from './rate-limit';
 export { createWindowLimit } from './rate-limit-middleware';

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { type ClientRateLimitInfo, rateLimit, type Store } from 'express-rate-limit';
-import { type Limit, rateLimited, type WindowCounter } from './rate-limit';
+import { type Limit, rateLimited, type WindowCounter, windowKey } from './rate-limit';
 
 /**
  * express-rate-limit's store interface over the key-value port's fixed-window
@@ -16,7 +16,7 @@ class WindowCounterStore implements Store {
     private readonly kv: WindowCounter,
     private readonly limit: Limit,
   ) {
-    this.prefix = `rl:${limit.name}:`;
+    this.prefix = windowKey(limit, '');
   }
 
   async increment(key: string): Promise<ClientRateLimitInfo> {
@@ -33,7 +33,7 @@ class WindowCounterStore implements Store {
   }
 
   private async add(key: string, by: number): Promise<ClientRateLimitInfo> {
-    const { total, resetMs } = await this.kv.incrWindow(this.prefix + key, by, this.limit.windowMs);
+    const { total, resetMs } = await this.kv.incrWindow(windowKey(this.limit, key), by, this.limit.windowMs);
     return { totalHits: total, resetTime: new Date(Date.now() + resetMs) };
   }
 }

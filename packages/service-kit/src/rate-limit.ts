@@ -19,13 +19,18 @@ export function rateLimited(retryAfterMs: number): AppError {
   });
 }
 
-/** Counts one hit of `subject` (a key id, a client address) and returns the window's state. */
+/** The counter of `limit` for `subject` (a key id, a client address). */
+export function windowKey(limit: Limit, subject: string): string {
+  return `rl:${limit.name}:${subject}`;
+}
+
+/** Counts one hit of `subject` and returns the window's state. */
 export function countHit(
   kv: WindowCounter,
   limit: Limit,
   subject: string,
 ): Promise<{ total: number; resetMs: number }> {
-  return kv.incrWindow(`rl:${limit.name}:${subject}`, 1, limit.windowMs);
+  return kv.incrWindow(windowKey(limit, subject), 1, limit.windowMs);
 }
 
 /** Counts one hit; over the limit -> 429 `rate_limited` with Retry-After. */
@@ -36,11 +41,6 @@ export async function consumeLimit(kv: WindowCounter, limit: Limit, subject: str
 
 /** Refuses when the limit is already used up, without counting this request. */
 export async function checkLimit(kv: WindowCounter, limit: Limit, subject: string): Promise<void> {
-  const { total, resetMs } = await kv.incrWindow(`rl:${limit.name}:${subject}`, 0, limit.windowMs);
+  const { total, resetMs } = await kv.incrWindow(windowKey(limit, subject), 0, limit.windowMs);
   if (total >= limit.max) throw rateLimited(resetMs);
-}
-
-/** Counts a hit without refusing this request (e.g. a failed attempt already answered). */
-export async function recordHit(kv: WindowCounter, limit: Limit, subject: string): Promise<void> {
-  await countHit(kv, limit, subject);
 }

@@ -63,12 +63,16 @@ export function unexpectedAnswers(
   return [...new Set(problems)];
 }
 
-/** Polls `check` until it is true or `timeoutMs` passed. */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
+/** Polls `check` every `intervalMs` until it is true or `timeoutMs` passed; a rejection counts as false. */
+export async function eventually(
+  check: () => Promise<boolean>,
+  timeoutMs = 10_000,
+  intervalMs = 200,
+): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (await check().catch(() => false)) return true;
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
   return false;
 }

@@ -4,6 +4,7 @@ import { connect, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { eventually } from './fault-load';
 
 const run = promisify(execFile);
 
@@ -37,12 +38,8 @@ export function freePort(): Promise<number> {
 }
 
 async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${what} did not become ready within ${timeoutMs} ms`);
+  if (!(await eventually(check, timeoutMs, 50)))
+    throw new Error(`${what} did not become ready within ${timeoutMs} ms`);
 }
 
 function canConnect(port: number): Promise<boolean> {

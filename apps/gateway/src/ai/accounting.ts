@@ -38,6 +38,9 @@ export function requestIdOf(res: Response): string {
   return typeof id === 'string' ? id : '';
 }
 
+/** How a request ended: the status the caller got, the target that answered (if any), its usage. */
+export type RequestOutcome = { status: number; target: Target | undefined; usage: ChatUsage | null };
+
 /**
  * Records one finished request (batched, off the request path) and charges
  * its tokens to the caller's daily budget.
@@ -45,7 +48,7 @@ export function requestIdOf(res: Response): string {
 export function accountRequest(
   rt: Pick<AiRuntime, 'usage' | 'budget'>,
   base: AccountingBase,
-  outcome: { status: number; target: Target | undefined; usage: ChatUsage | null },
+  outcome: RequestOutcome,
 ): void {
   const usage = outcome.usage;
   rt.usage.record({
@@ -77,7 +80,7 @@ export const CLIENT_CLOSED_STATUS = 499;
 export async function withAccounting(
   rt: AiRuntime,
   base: AccountingBase,
-  run: () => Promise<Parameters<typeof accountRequest>[2]>,
+  run: () => Promise<RequestOutcome>,
 ): Promise<void> {
   try {
     accountRequest(rt, base, await run());
@@ -107,7 +110,7 @@ export async function runAccounted(
   rt: AiRuntime,
   res: Response,
   request: { projectId: string; endpoint: string; lane: string | null },
-  run: (call: AccountedCall) => Promise<Parameters<typeof accountRequest>[2]>,
+  run: (call: AccountedCall) => Promise<RequestOutcome>,
 ): Promise<void> {
   const caller = callerOf(res);
   const requestId = requestIdOf(res);

@@ -27,10 +27,9 @@ export function createChatRouter(rt: AiRuntime, guards: RequestHandler[]): Route
   router.post('/chat/stream', ...guards, async (req, res) => {
     const prepared = prepareChat(rt, req.body);
     const request = { projectId: prepared.projectId, endpoint: 'stream', lane: prepared.lane };
-    await runAccounted(rt, res, request, async ({ storedKeys, clientSignal, requestId }) => {
-      const outcome = await streamChat(rt, prepared, storedKeys, res, { clientSignal, requestId });
-      return { status: outcome.status, target: outcome.result.target, usage: outcome.usage };
-    });
+    await runAccounted(rt, res, request, ({ storedKeys, clientSignal, requestId }) =>
+      streamChat(rt, prepared, storedKeys, res, { clientSignal, requestId }),
+    );
   });
 
   return router;

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Counter, type Registry } from '@platform/logging';
 import type { ProviderCredential } from './providers';
 import type { AttemptOutcome } from './upstream-errors';
@@ -24,23 +23,12 @@ export type CircuitBreaker = {
 
 export type CircuitBreakerOptions = { cooldownMs: number; registry?: Registry };
 
-/** Key -> fingerprint, so the hash is not recomputed twice per request; cleared when it grows past MAX_FINGERPRINTS. */
-const fingerprints = new Map<string, string>();
-const MAX_FINGERPRINTS = 1_000;
-
-/** Provider plus a fingerprint of the key, so one user's dead BYOK key never blocks the server key. */
-function circuitId(credential: ProviderCredential): string {
-  let key = fingerprints.get(credential.apiKey);
-  if (key === undefined) {
-    key = createHash('sha256').update(credential.apiKey).digest('base64url').slice(0, 12);
-    if (fingerprints.size >= MAX_FINGERPRINTS) fingerprints.clear();
-    fingerprints.set(credential.apiKey, key);
-  }
-  return `${credential.provider}:${credential.byok ? 'byok' : 'server'}:${key}`;
-}
-
 export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreaker {
-  /** Circuit id -> time the cooldown ends; a probe in flight moves it forward by one cooldown. */
+  /**
+   * Credential id (provider and key, so one user's dead BYOK key never blocks
+   * the server key) -> time the cooldown ends; a probe in flight moves it
+   * forward by one cooldown.
+   */
   const openUntil = new Map<string, number>();
   const registers = opts.registry ? [opts.registry] : [];
   const opened = new Counter({
@@ -57,23 +45,22 @@ export function createCircuitBreaker(opts: CircuitBreakerOptions): CircuitBreake
   });
   return {
     isOpen(credential, now = Date.now()) {
-      const id = circuitId(credential);
-      const until = openUntil.get(id);
+      const until = openUntil.get(credential.id);
       if (until === undefined) return false;
       if (now >= until) {
         // Half-open: this request probes; the others keep skipping until it reports.
-        openUntil.set(id, now + opts.cooldownMs);
+        openUntil.set(credential.id, now + opts.cooldownMs);
         return false;
       }
       skipped.inc({ provider: credential.provider });
       return true;
     },
     retryAfterMs(credentials, now = Date.now()) {
-      const waits = credentials.map((c) => (openUntil.get(circuitId(c)) ?? now) - now);
+      const waits = credentials.map((c) => (openUntil.get(c.id) ?? now) - now);
       return Math.max(0, Math.min(...waits));
     },
     record(credential, outcome, now = Date.now()) {
-      const id = circuitId(credential);
+      const id = credential.id;
       if (outcome === 'success') openUntil.delete(id);
       else if (TRIPPING.has(outcome)) {
         opened.inc({ provider: credential.provider });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import { type ChatUpstream, createChatUpstream } from './chat-upstream';
-import type { LanesConfig, UpstreamProvider } from './lanes';
+import { type LanesConfig, UPSTREAM_PROVIDERS, type UpstreamProvider } from './lanes';
 
 /** Public API base URL of each provider; the lanes config or AI_PROVIDER_BASE_URLS may override it. */
 export const DEFAULT_BASE_URLS: Readonly<Record<UpstreamProvider, string>> = Object.freeze({
@@ -18,6 +18,11 @@ export type ServerProviderKeys = Partial<Record<UpstreamProvider, string>>;
 
 /** A credential for one provider: the gateway's own key or the caller's stored key. */
 export type ProviderCredential = {
+  /**
+   * Names the provider and key without the plaintext: `<provider>:server`, or
+   * `<provider>:byok:<sha256 of the key>`. Keys the registry's clients and the circuit breaker.
+   */
+  id: string;
   provider: UpstreamProvider;
   baseUrl: string;
   apiKey: string;
@@ -30,7 +35,6 @@ export type ProviderCredential = {
  * is what keeps upstream latency low under load.
  */
 export type ProviderRegistry = {
-  baseUrl(provider: UpstreamProvider): string;
   /** The credential to use: the caller's stored key when present, else the server's, else null. */
   credential(provider: UpstreamProvider, storedKey: string | undefined): ProviderCredential | null;
   /** The SDK client (images, speech). */
@@ -52,10 +56,6 @@ export function parseBaseUrlOverrides(entries: readonly string[]): Partial<Recor
 /** Most clients live for the process; BYOK clients are bounded so a churn of keys cannot grow memory. */
 const MAX_CACHED_CLIENTS = 1000;
 
-function hashKey(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('base64url');
-}
-
 export function createProviderRegistry(opts: {
   config: LanesConfig;
   serverKeys: ServerProviderKeys;
@@ -64,23 +64,41 @@ export function createProviderRegistry(opts: {
 }): ProviderRegistry {
   const clients = new Map<string, OpenAI>();
   const chatClients = new Map<string, ChatUpstream>();
-  const baseUrl = (provider: UpstreamProvider): string =>
-    (
-      opts.baseUrlOverrides?.[provider] ??
-      opts.config.providers[provider]?.base_url ??
-      DEFAULT_BASE_URLS[provider]
-    ).replace(/\/+$/, '');
+  // Resolved once: credential() runs for every target of every request.
+  const baseUrls = Object.fromEntries(
+    UPSTREAM_PROVIDERS.map((provider) => [
+      provider,
+      (
+        opts.baseUrlOverrides?.[provider] ??
+        opts.config.providers[provider]?.base_url ??
+        DEFAULT_BASE_URLS[provider]
+      ).replace(/\/+$/, ''),
+    ]),
+  ) as Record<UpstreamProvider, string>;
+  /** Stored key -> its credential id, so a BYOK key is hashed once, not per target and request. */
+  const byokIds = new Map<string, string>();
+  const byokId = (provider: UpstreamProvider, apiKey: string): string => {
+    const cacheKey = `${provider}:${apiKey}`;
+    let id = byokIds.get(cacheKey);
+    if (id === undefined) {
+      id = `${provider}:byok:${createHash('sha256').update(apiKey).digest('base64url')}`;
+      if (byokIds.size >= MAX_CACHED_CLIENTS) byokIds.clear();
+      byokIds.set(cacheKey, id);
+    }
+    return id;
+  };
 
   return {
-    baseUrl,
     credential(provider, storedKey) {
       const apiKey = storedKey ?? opts.serverKeys[provider];
       if (!apiKey) return null;
-      return { provider, baseUrl: baseUrl(provider), apiKey, byok: storedKey !== undefined };
+      const byok = storedKey !== undefined;
+      // The server's own key is fixed per provider for the process: no hash for it.
+      const id = byok ? byokId(provider, apiKey) : `${provider}:server`;
+      return { id, provider, baseUrl: baseUrls[provider], apiKey, byok };
     },
     client(credential) {
-      // The cache key never holds the plaintext key, only its hash.
-      const id = `${credential.provider}:${hashKey(credential.apiKey)}`;
+      const id = credential.id;
       const cached = clients.get(id);
       if (cached) return cached;
       if (clients.size >= MAX_CACHED_CLIENTS) {
@@ -101,10 +119,7 @@ export function createProviderRegistry(opts: {
       return client;
     },
     chat(credential) {
-      // The server's own key is fixed per provider for the process: no hash per request.
-      const id = credential.byok
-        ? `${credential.provider}:${hashKey(credential.apiKey)}`
-        : `${credential.provider}:server`;
+      const id = credential.id;
       const cached = chatClients.get(id);
       if (cached) return cached;
       if (chatClients.size >= MAX_CACHED_CLIENTS) {

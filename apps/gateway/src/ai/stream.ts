@@ -3,11 +3,10 @@ import { ERROR_CODES } from '@platform/errors';
 import { DRAIN_DEADLINE_EVENT } from '@platform/service-kit';
 import type { Response } from 'express';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { logUpstream } from './accounting';
+import { CLIENT_CLOSED_STATUS, logUpstream } from './accounting';
 import { toChatUsage, upstreamChatParams } from './chat';
 import type { PreparedChat } from './chat-request';
 import type { ChatUpstream } from './chat-upstream';
-import type { FallbackResult } from './fallback';
 import type { Target } from './lanes';
 import { runTargets } from './run-targets';
 import type { AiRuntime, StoredKeys } from './runtime';
@@ -25,11 +24,11 @@ type StreamState = {
 
 type StartedStream = { iterator: AsyncIterator<ChatCompletionChunk>; state: StreamState };
 
-/** How a stream ended, for usage records: the status the caller effectively got. */
+/** How a stream ended, for usage records: the status the caller effectively got, the target that answered. */
 export type StreamOutcome = {
   status: number;
+  target: Target;
   usage: ChatUsage | null;
-  result: FallbackResult<unknown>;
 };
 
 /** The error a started stream ends with; `service_unavailable` when the server shuts down under it. */
@@ -167,7 +166,7 @@ export async function relayChatStream(
 
   if (opts.clientSignal.aborted) {
     sse.end();
-    return { status: 499, usage: state.usage, result };
+    return { status: CLIENT_CLOSED_STATUS, target, usage: state.usage };
   }
   // A stream that stops without a finish reason was cut off, not finished.
   const errorCode: StreamErrorCode | null = shuttingDown
@@ -182,12 +181,12 @@ export async function relayChatStream(
       rt.logger.warn({ provider: target.provider }, 'upstream stream ended early');
     await format.error(sse, errorCode);
     sse.end();
-    return { status: ERROR_CODES[errorCode].status, usage: state.usage, result };
+    return { status: ERROR_CODES[errorCode].status, target, usage: state.usage };
   }
   const usage = state.usage ?? toChatUsage(null);
   await format.done(sse, { target, finishReason: state.finishReason ?? 'stop', usage });
   sse.end();
-  return { status: 200, usage, result };
+  return { status: 200, target, usage };
 }
 
 /** The native events of `POST /api/v1/ai/chat/stream`: `chunk`, then `done` or `error`. */

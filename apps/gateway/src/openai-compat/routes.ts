@@ -45,8 +45,7 @@ export function createOpenAiCompatRouter(
       const who = { id: completionId(requestId), created: Math.floor(Date.now() / 1000), lane: chat.lane };
       if (prepared.stream) {
         const format = openAiStreamFormat(who, prepared.includeUsage);
-        const outcome = await relayChatStream(rt, chat, storedKeys, res, { clientSignal, format });
-        return { status: outcome.status, target: outcome.result.target, usage: outcome.usage };
+        return relayChatStream(rt, chat, storedKeys, res, { clientSignal, format });
       }
       const { response, result } = await createOpenAiCompletion(rt, chat, storedKeys, clientSignal, who);
       logUpstream(res, result);

@@ -34,18 +34,20 @@ export function createTokenBudget(opts: {
     return day.label;
   };
   const keyOf = (userId: string, at: number) => `budget:tokens:${userId}:${dayOf(at)}`;
+  const add = (userId: string, at: number, tokens: number) =>
+    opts.kv.incrWindow(keyOf(userId, at), tokens, msUntilUtcMidnight(at) + MINUTE_MS);
   return {
     async assertAvailable(userId) {
       const at = now();
-      const { total } = await opts.kv.incrWindow(keyOf(userId, at), 0, msUntilUtcMidnight(at) + MINUTE_MS);
+      // Adding 0 reads the counter.
+      const { total } = await add(userId, at, 0);
       if (total >= opts.dailyTokens) throw rateLimited(msUntilUtcMidnight(at));
     },
     async today(userId) {
       const at = now();
-      // Adding 0 reads the counter through the same call the check uses.
-      const { total } = await opts.kv.incrWindow(keyOf(userId, at), 0, msUntilUtcMidnight(at) + MINUTE_MS);
+      const { total } = await add(userId, at, 0);
       return {
-        day: new Date(at).toISOString().slice(0, 10),
+        day: dayOf(at),
         used: total,
         budget: opts.dailyTokens,
         resetsAt: new Date(at + msUntilUtcMidnight(at)),
@@ -53,11 +55,9 @@ export function createTokenBudget(opts: {
     },
     consume(userId, tokens) {
       const at = now();
-      opts.kv
-        .incrWindow(keyOf(userId, at), tokens, msUntilUtcMidnight(at) + MINUTE_MS)
-        .catch((err: unknown) => {
-          opts.logger.error({ err }, 'token budget not charged');
-        });
+      add(userId, at, tokens).catch((err: unknown) => {
+        opts.logger.error({ err }, 'token budget not charged');
+      });
     },
   };
 }

@@ -5,15 +5,12 @@ import express, { Router } from 'express';
 import type Stripe from 'stripe';
 import type { PaymentEnv } from '../env';
 import type { SyncDeps } from '../subscriptions/sync';
-
 import { handleStripeEvent } from './handle-event';
 
 /** Stripe events are small; this is far above any real one and still bounds memory. */
 const WEBHOOK_BODY_LIMIT = '512kb';
 
 export type WebhookDeps = SyncDeps & { env: Pick<PaymentEnv, 'STRIPE_WEBHOOK_SECRET'> };
-
-type RequestLog = { info(obj: object, msg: string): void };
 
 /**
  * `POST /webhooks/stripe`. Mounted before any JSON parser: the signature is
@@ -42,10 +39,7 @@ export function createWebhookRouter(deps: WebhookDeps): Router {
       // Signed is not the same as well-formed: the handler reads these fields.
       parseRequestPart(ZStripeWebhookEvent, event);
       const outcome = await handleStripeEvent(deps, event);
-      (req as { log?: RequestLog }).log?.info(
-        { eventId: event.id, type: event.type, outcome },
-        'stripe event',
-      );
+      deps.logger.info({ eventId: event.id, type: event.type, outcome }, 'stripe event');
       res.json({ received: true });
     },
   );
