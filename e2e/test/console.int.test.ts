@@ -1,11 +1,17 @@
 /// <reference lib="dom" />
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { type OpenAIFake, type SmtpCapture, startOpenAIFake, startSmtpCapture } from '@platform/testing';
+import {
+  freePort,
+  type OpenAIFake,
+  type SmtpCapture,
+  startOpenAIFake,
+  startSmtpCapture,
+} from '@platform/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   assertConsoleBuilt,
@@ -15,7 +21,6 @@ import {
   watchProblems,
 } from './support/browser';
 import { parseDotenv, ROOT } from './support/compose';
-import { findFreePort } from './support/nginx';
 import {
   createServiceStorage,
   type ServiceProcess,
@@ -51,7 +56,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   [smtp, openai] = await Promise.all([startSmtpCapture(), startOpenAIFake()]);
   storage = await createServiceStorage('gateway');
-  const port = await findFreePort();
+  const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   gateway = await startService(
     'gateway',
@@ -428,12 +433,20 @@ describe('the web console in Chromium', () => {
     ]);
     expect((await gw('/api/v1/auth/session', { headers: { cookie } })).status).toBe(200);
     // The refused sign-in did not spend the code.
-    const attacker = await gw('/api/v1/auth/verify-code', { method: 'POST', body: { code: attackerCode } });
+    const lastId = randomUUID();
+    const attacker = await gw('/api/v1/auth/verify-code', {
+      method: 'POST',
+      headers: { 'x-request-id': lastId },
+      body: { code: attackerCode },
+    });
     expect(attacker.status).toBe(200);
+    // Log lines reach the output through the logger's buffer (up to 100 ms later). The
+    // attacker's line is this test's last, so once it is there every 403 before it is too.
+    const output = () => (gateway as ServiceProcess).output();
+    for (let i = 0; i < 50 && !output().includes(lastId); i++) await new Promise((r) => setTimeout(r, 100));
     // The access log (no headers in it): the simple writes did arrive, and the Origin check
     // refused each with 403; the JSON and DELETE writes never got past the browser's preflight.
-    const writes = (gateway as ServiceProcess)
-      .output()
+    const writes = output()
       .split('\n')
       .flatMap((line) => {
         try {
@@ -463,7 +476,7 @@ describe('the web console in Chromium', () => {
       ]),
     );
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'console-local-'));
-    const port = await findFreePort();
+    const port = await freePort();
     const local = await startService(
       'gateway',
       { ...localEnv, DATA_DIR: dataDir, GATEWAY_PUBLIC_URL: `http://localhost:${port}` },

@@ -1,16 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
 import tls from 'node:tls';
-import type { OpenAIFake, SmtpCapture, StripeFake } from '@platform/testing';
+import { freePort, type OpenAIFake, type SmtpCapture, type StripeFake } from '@platform/testing';
 import { gatewayFakeEnv, paymentFakeEnv, startFakes } from './support/fakes';
 import { openSse, type ProxyRequest, proxyRequest } from './support/http';
-import {
-  findFreePort,
-  GATEWAY_HOST,
-  type NginxProxy,
-  PAYMENT_HOST,
-  startServiceProxy,
-} from './support/nginx';
+import { GATEWAY_HOST, type NginxProxy, PAYMENT_HOST, startServiceProxy } from './support/nginx';
 import {
   createServiceStorage,
   type ServiceProcess,
@@ -47,7 +41,7 @@ beforeAll(async () => {
   ({ stripe, openai, smtp } = fakes);
   // unknown.localhost too, so a client gets as far as the proxy's own 404 for it.
   certs = createTestCertificates([PAYMENT_HOST, GATEWAY_HOST, 'unknown.localhost']);
-  const [port, tlsPort] = [await findFreePort(), await findFreePort()];
+  const [port, tlsPort] = [await freePort(), await freePort()];
   publicUrl = `https://${GATEWAY_HOST}:${tlsPort}`;
   // Recorded one by one, so afterAll cleans up whatever started before a failure.
   const paymentStorage = await createServiceStorage('payment');

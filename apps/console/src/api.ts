@@ -107,12 +107,7 @@ async function errorOf(res: Response): Promise<ApiError> {
 type Method = 'GET' | 'POST' | 'DELETE';
 
 /** One call; resolves with the JSON body (undefined for 204) or throws ApiError. */
-export async function call<T>(
-  method: Method,
-  path: string,
-  body?: unknown,
-  headers?: HeadersInit,
-): Promise<T> {
+async function call<T>(method: Method, path: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
     res = await fetch(new URL(path, API), {
@@ -121,7 +116,6 @@ export async function call<T>(
       headers: {
         accept: 'application/json',
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
       },
       body: body === undefined ? null : JSON.stringify(body),
     });

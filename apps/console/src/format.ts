@@ -12,7 +12,7 @@ export function formatNumber(n: number): string {
 const DAY_MS = 86_400_000;
 
 /** `YYYY-MM-DD` of a UTC day, `offset` days from today. */
-export function utcDay(offset = 0, now = Date.now()): string {
+function utcDay(offset = 0, now = Date.now()): string {
   return new Date(now + offset * DAY_MS).toISOString().slice(0, 10);
 }
 

@@ -76,7 +76,7 @@ export function Field(
 }
 
 /** The column heads of a `Table`: a plain name, or one set right (numbers) or seen by screen readers only. */
-export type Column = string | { label: string; numeric?: boolean; hidden?: boolean };
+type Column = string | { label: string; numeric?: boolean; hidden?: boolean };
 
 /** A scrollable table with a caption for screen readers and `scope="col"` heads; `children` are its rows. */
 export function Table(props: {

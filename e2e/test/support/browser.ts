@@ -4,10 +4,10 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { ROOT } from './compose';
 
 /** Debian's Chromium; Playwright's own browser download cannot work on these machines. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Where each step's screenshot goes; git-ignored, kept by CI as an artefact. */
-export const SCREENSHOT_DIR = path.join(ROOT, 'e2e', 'artifacts', 'console');
+const SCREENSHOT_DIR = path.join(ROOT, 'e2e', 'artifacts', 'console');
 
 /**
  * Headless Chromium with the flags this network needs: without the

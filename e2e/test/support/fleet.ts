@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { connect } from 'node:net';
-import type { OpenAIFake, SmtpCapture, StripeFake } from '@platform/testing';
+import { freePort, type OpenAIFake, type SmtpCapture, type StripeFake } from '@platform/testing';
 import { gatewayFakeEnv, paymentFakeEnv, startFakes } from './fakes';
 import { type ProxyRequest, type ProxyResponse, proxyRequest } from './http';
-import { findFreePort, GATEWAY_HOST, type NginxProxy, PAYMENT_HOST, startServiceProxy } from './nginx';
+import { GATEWAY_HOST, type NginxProxy, PAYMENT_HOST, startServiceProxy } from './nginx';
 import { createServiceStorage, type ServiceProcess, startService } from './services';
 import { createTestCertificates } from './tls';
 
@@ -83,7 +83,7 @@ export async function startFleet(opts: FleetOptions): Promise<Fleet> {
     const gatewayStorage = await createServiceStorage('gateway');
     cleanups.push(() => gatewayStorage.drop());
 
-    const [port, tlsPort] = [await findFreePort(), await findFreePort()];
+    const [port, tlsPort] = [await freePort(), await freePort()];
     const publicUrl = `https://${GATEWAY_HOST}:${tlsPort}`;
     const common = {
       NODE_ENV: 'production',

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from './compose';
@@ -28,7 +27,7 @@ export type NginxProxy = {
 export const PAYMENT_HOST = 'payment.localhost';
 export const GATEWAY_HOST = 'gateway.localhost';
 
-export type StartNginxOptions = {
+type StartNginxOptions = {
   /** Plain-HTTP listen port on 127.0.0.1. */
   port: number;
   /** HTTPS listen port on 127.0.0.1; redirects from plain HTTP point here. */
@@ -44,7 +43,7 @@ export type StartNginxOptions = {
 };
 
 /** Debian's nginx (installed by .ci/run), or a clear failure naming the package. */
-export function findNginx(): string {
+function findNginx(): string {
   const found = CANDIDATES.find((candidate) => fs.existsSync(candidate));
   if (!found) {
     throw new Error(
@@ -54,23 +53,13 @@ export function findNginx(): string {
   return found;
 }
 
-/** A TCP port that was free a moment ago on 127.0.0.1. */
-export async function findFreePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 /**
  * Substitutes `${NAME}` the way the nginx image's envsubst step does: only the
  * given names, so nginx's own `$variables` and `${capture}` references stay.
  * A list value repeats each line that uses it once per entry, as a deploy
  * script lists several instances (`server a:1;` `server b:2;`).
  */
-export function renderTemplate(template: string, values: Record<string, string | string[]>): string {
+function renderTemplate(template: string, values: Record<string, string | string[]>): string {
   const lines = template.split('\n').flatMap((line) => {
     const list = Object.entries(values).find(([name, v]) => Array.isArray(v) && line.includes(`\${${name}}`));
     if (!list) return [line];
@@ -153,7 +142,7 @@ async function waitUntilServing(port: number, child: ChildProcess, errorLog: () 
 }
 
 /** Starts nginx in the foreground with the proxy config pointed at the given upstreams. */
-export async function startNginx(opts: StartNginxOptions): Promise<NginxProxy> {
+async function startNginx(opts: StartNginxOptions): Promise<NginxProxy> {
   const binary = findNginx();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-nginx-'));
   // Workers drop to `nobody` when the master runs as root; they must reach the temp folders.
