@@ -38,7 +38,8 @@ export function parsePeerCli<T extends ParseArgsOptionsConfig>(options: T, usage
   };
 }
 
-function parseEnvPairs(text: string): Record<string, string> {
+/** "A=1 B=2" -> { A: '1', B: '2' }. */
+export function parseEnvPairs(text: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const pair of text.split(' ').filter(Boolean)) {
     const eq = pair.indexOf('=');

@@ -7,7 +7,7 @@ import { runLoad } from '../load/run-load';
 import type { LoadResult, LoadSpec } from '../load/types';
 import { describeMachine, type MachineInfo, readGitInfo } from '../report/machine';
 import { COLORS, renderBarChart } from '../report/svg';
-import { parsePeerCli } from './cli';
+import { parseEnvPairs, parsePeerCli } from './cli';
 import { cpuMsOf, memoryMbOf, REPO_ROOT, type ServiceProcess } from './processes';
 import { median, printOrRecord, round2, roundTo } from './record';
 import { type OurGateway, startOurGateway, startPortkey, startUpstream, type Upstream } from './services';
@@ -23,10 +23,12 @@ const USAGE = `Usage: npm run peers -w @platform/bench -- [options]
   --cpu-prof <dir>   run our gateway under node --cpu-prof, profiles written to <dir>
   --gateway-node-args "<flags>"  extra node flags for our gateway (after the Dockerfile's)
   --gateway-env "NAME=value ..."  added to our gateway's environment (e.g. WORKERS=1)
+  --variant-env "NAME=value ..."  also run a second instance of ours with these added (e.g.
+                     WORKERS=1), measured in the same alternating rounds as "ours (variant)"
   --no-record        print only
 Needs TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_REDIS_URL) and a built apps/gateway/dist.`;
 
-type TargetName = 'direct' | 'portkey' | 'ours';
+type TargetName = 'direct' | 'portkey' | 'ours' | 'variant';
 type Mode = 'sequential' | 'loaded';
 type Kind = 'chat' | 'stream' | 'health';
 
@@ -57,6 +59,8 @@ export type PeersRecord = {
     warmupSec: number;
     connections: number;
     gateway?: { nodeArgs: string[]; env: Record<string, string> };
+    /** A second instance of ours, with this added to its environment, in the same rounds. */
+    variantEnv?: Record<string, string>;
   };
   versions: { portkey: string };
   /** Full responses of one request each, before the load: statuses and what went wrong. */
@@ -66,6 +70,7 @@ export type PeersRecord = {
   summary: Record<string, Summary>;
   ratios: {
     loadedReqPerSecOursOverPortkey: number | null;
+    loadedReqPerSecVariantOverPortkey?: number | null;
     loadedReqPerSecOursOverDirect: number;
     sequentialAddedMsOurs: { p50: number; p99: number };
     sequentialAddedMsPortkey: { p50: number; p99: number } | null;
@@ -82,7 +87,7 @@ const UPSTREAM_KEY = SERVER_KEYS.GROQ_API_KEY;
 function requestFor(
   target: TargetName,
   kind: Kind,
-  s: { upstream: Upstream; portkey?: ServiceProcess; ours: OurGateway },
+  s: { upstream: Upstream; portkey?: ServiceProcess; ours: OurGateway; variant?: OurGateway },
 ): Pick<LoadSpec, 'url' | 'method' | 'headers' | 'body'> {
   const stream = kind === 'stream';
   const openaiBody = JSON.stringify({
@@ -112,11 +117,13 @@ function requestFor(
       body: openaiBody,
     };
   }
-  if (kind === 'health') return { url: `${s.ours.url}/health`, method: 'GET', headers: {} };
+  const ours = target === 'variant' ? s.variant : s.ours;
+  if (!ours) throw new Error('the variant is not running');
+  if (kind === 'health') return { url: `${ours.url}/health`, method: 'GET', headers: {} };
   return {
-    url: `${s.ours.url}/api/v1/ai/chat/${stream ? 'stream' : 'completions'}`,
+    url: `${ours.url}/api/v1/ai/chat/${stream ? 'stream' : 'completions'}`,
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': s.ours.apiKey },
+    headers: { 'content-type': 'application/json', 'x-api-key': ours.apiKey },
     body: JSON.stringify({ lane: 'free', project_id: 'bench', messages: MESSAGES }),
   };
 }
@@ -203,6 +210,7 @@ function summarise(runs: PeerRun[]): Record<string, Summary> {
 function parseCli() {
   const { values, cpuProfDir, gatewayNodeArgs, gatewayEnv, record } = parsePeerCli(
     {
+      'variant-env': { type: 'string', default: '' },
       rounds: { type: 'string', default: '3' },
       duration: { type: 'string', default: '4' },
       warmup: { type: 'string', default: '1' },
@@ -218,6 +226,7 @@ function parseCli() {
       connections: Number(values.connections),
       /** What was added to ours' production command line and environment (none in a recorded default run). */
       gateway: { nodeArgs: gatewayNodeArgs, env: gatewayEnv },
+      ...(values['variant-env'] ? { variantEnv: parseEnvPairs(values['variant-env']) } : {}),
     },
     cpuProfDir,
     gatewayNodeArgs,
@@ -235,6 +244,9 @@ function markdownOf(r: PeersRecord, files: { json: string; svg: string } | null)
       : `| ${label} | – | – | – | – | – |`;
   };
   const pk = r.ratios.sequentialAddedMsPortkey;
+  const variantLabel = r.settings.variantEnv ? `ours with ${envText(r.settings.variantEnv)}` : '';
+  const variantRow = (what: string) =>
+    r.settings.variantEnv ? [row(`variant ${what}`, `${variantLabel}, ${what.replace(' ', ', ')}`)] : [];
   const lines = [
     `## Peers: ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${r.git.sha}${r.git.dirtyFiles.length ? ` + ${r.git.dirtyFiles.length} uncommitted files` : ''}`,
     '',
@@ -247,15 +259,18 @@ function markdownOf(r: PeersRecord, files: { json: string; svg: string } | null)
     row('direct chat sequential', 'direct (fake), chat, sequential'),
     row('portkey chat sequential', 'Portkey, chat, sequential'),
     row('ours chat sequential', 'ours, chat, sequential'),
+    ...variantRow('chat sequential'),
     row('direct chat loaded', 'direct (fake), chat, loaded'),
     row('portkey chat loaded', 'Portkey, chat, loaded'),
     row('ours chat loaded', 'ours, chat, loaded'),
+    ...variantRow('chat loaded'),
     row('direct stream loaded', 'direct (fake), stream, loaded'),
     row('portkey stream loaded', 'Portkey, stream, loaded'),
     row('ours stream loaded', 'ours, stream, loaded'),
+    ...variantRow('stream loaded'),
     row('ours health loaded', 'ours, GET /health, loaded'),
     '',
-    `Ratios: loaded req/s ours/Portkey **${r.ratios.loadedReqPerSecOursOverPortkey ?? '–'}** (target ≥ 3), ours/direct ${r.ratios.loadedReqPerSecOursOverDirect}. Sequential added latency over direct: ours p50 **+${r.ratios.sequentialAddedMsOurs.p50}** ms / p99 **+${r.ratios.sequentialAddedMsOurs.p99}** ms (targets ≤ 0.3 / ≤ 2)${pk ? `, Portkey +${pk.p50} / +${pk.p99}` : ''}.`,
+    `Ratios: loaded req/s ours/Portkey **${r.ratios.loadedReqPerSecOursOverPortkey ?? '–'}** (target ≥ 3)${r.settings.variantEnv ? ` (${variantLabel}: ${r.ratios.loadedReqPerSecVariantOverPortkey ?? '–'})` : ''}, ours/direct ${r.ratios.loadedReqPerSecOursOverDirect}. Sequential added latency over direct: ours p50 **+${r.ratios.sequentialAddedMsOurs.p50}** ms / p99 **+${r.ratios.sequentialAddedMsOurs.p99}** ms (targets ≤ 0.3 / ≤ 2)${pk ? `, Portkey +${pk.p50} / +${pk.p99}` : ''}.`,
     `Ours: ${r.ours.logLinesPerRequest} log lines per chat request (approx.; /health is not logged), ${r.ours.errorLines} error lines, peak RSS ${r.ours.peakRssMb} MB${r.portkey ? `; Portkey peak RSS ${r.portkey.peakRssMb} MB` : ''}.`,
     `Preflight: ${Object.entries(r.preflight)
       .map(
@@ -272,14 +287,21 @@ function markdownOf(r: PeersRecord, files: { json: string; svg: string } | null)
 function chartOf(r: PeersRecord): string {
   const s = (key: string) => r.summary[key];
   const bars = (kind: Kind, mode: Mode, field: keyof Summary) =>
-    (['direct', 'portkey', 'ours'] as const)
+    (['direct', 'portkey', 'ours', 'variant'] as const)
       .filter((t) => s(`${t} ${kind} ${mode}`))
       .map((t) => ({
-        label: t === 'direct' ? 'direct (fake)' : t === 'portkey' ? 'Portkey' : 'ours',
+        label:
+          t === 'direct'
+            ? 'direct (fake)'
+            : t === 'portkey'
+              ? 'Portkey'
+              : t === 'ours'
+                ? 'ours'
+                : `ours, ${envText(r.settings.variantEnv ?? {})}`,
         value: s(`${t} ${kind} ${mode}`)?.[field] ?? 0,
         color: COLORS[t],
       }));
-  const added = (t: 'portkey' | 'ours', p: 'p50' | 'p99') =>
+  const added = (t: 'portkey' | 'ours' | 'variant', p: 'p50' | 'p99') =>
     (s(`${t} chat sequential`)?.[p] ?? 0) - (s(`direct chat sequential`)?.[p] ?? 0);
   return renderBarChart(
     `Gateway vs Portkey, same OpenAI fake, ${r.startedAt.slice(0, 10)} (${r.git.sha})`,
@@ -296,13 +318,15 @@ function chartOf(r: PeersRecord): string {
       {
         title: 'Chat, one connection: latency added over direct, p50 and p99 (lower is better)',
         unit: 'ms',
-        bars: (['portkey', 'ours'] as const).flatMap((t) =>
-          (['p50', 'p99'] as const).map((p) => ({
-            label: `${t === 'ours' ? 'ours' : 'Portkey'} ${p}`,
-            value: round2(added(t, p)),
-            color: COLORS[t],
-          })),
-        ),
+        bars: (['portkey', 'ours', 'variant'] as const)
+          .filter((t) => s(`${t} chat sequential`))
+          .flatMap((t) =>
+            (['p50', 'p99'] as const).map((p) => ({
+              label: `${t === 'ours' ? 'ours' : t === 'portkey' ? 'Portkey' : `ours, ${envText(r.settings.variantEnv ?? {})}`} ${p}`,
+              value: round2(added(t, p)),
+              color: COLORS[t],
+            })),
+          ),
       },
       {
         title: `Streaming chat, ${r.settings.connections} connections: requests per second`,
@@ -347,8 +371,27 @@ async function main(): Promise<number> {
     await upstream.close();
     throw err;
   });
-  const services = { upstream, portkey, ours };
-  const pids: Record<TargetName, number> = { direct: upstream.pid, portkey: portkey.pid, ours: ours.pid };
+  const variantEnv = settings.variantEnv;
+  const variant = variantEnv
+    ? await startOurGateway(upstream, {
+        databaseServerUrl,
+        redisUrl,
+        nodeArgs: gatewayNodeArgs,
+        env: { ...gatewayEnv, ...variantEnv },
+      }).catch(async (err: unknown) => {
+        await Promise.all([ours.close(), portkey.close()]);
+        await upstream.close();
+        throw err;
+      })
+    : undefined;
+  const services = { upstream, portkey, ours, variant };
+  const pids: Record<TargetName, number> = {
+    direct: upstream.pid,
+    portkey: portkey.pid,
+    ours: ours.pid,
+    variant: variant?.pid ?? 0,
+  };
+  const gateways: TargetName[] = variant ? ['ours', 'variant'] : ['ours'];
   const runs: PeerRun[] = [];
   const problems: string[] = [];
   const preflightResults: PeersRecord['preflight'] = {};
@@ -357,7 +400,7 @@ async function main(): Promise<number> {
   let postgresVersion: string | null = null;
   const linesBefore = ours.output.lines;
   try {
-    for (const target of ['direct', 'portkey', 'ours'] as const) {
+    for (const target of ['direct', 'portkey', ...gateways] as TargetName[]) {
       for (const kind of ['chat', 'stream'] as const) {
         preflightResults[`${target} ${kind}`] = await preflight(requestFor(target, kind, services), kind);
       }
@@ -368,11 +411,11 @@ async function main(): Promise<number> {
     }
     if (problems.length > 0) throw new Error(problems.join('\n'));
     const streamTargets: TargetName[] = preflightResults['portkey stream']?.ok
-      ? ['direct', 'portkey', 'ours']
-      : ['direct', 'ours'];
+      ? ['direct', 'portkey', ...gateways]
+      : ['direct', ...gateways];
     for (let round = 1; round <= settings.rounds; round += 1) {
       const rotate = <T>(list: T[]) => list.map((_, i) => list[(i + round - 1) % list.length] as T);
-      const order = rotate<TargetName>(['direct', 'portkey', 'ours']);
+      const order = rotate<TargetName>(['direct', 'portkey', ...gateways]);
       const plan: Array<[TargetName, Mode, Kind]> = [
         ...order.map((t): [TargetName, Mode, Kind] => [t, 'sequential', 'chat']),
         ...order.map((t): [TargetName, Mode, Kind] => [t, 'loaded', 'chat']),
@@ -408,6 +451,7 @@ async function main(): Promise<number> {
     peaks.ours = memoryMbOf(ours.pid).peak;
     peaks.portkey = memoryMbOf(portkey.pid).peak;
     postgresVersion = await serverVersion(ours);
+    await variant?.close();
     await ours.close();
     await portkey.close();
     await upstream.close();
@@ -438,6 +482,16 @@ async function main(): Promise<number> {
               (get('portkey chat loaded')?.requestsPerSec ?? 1),
           )
         : null,
+      ...(variant
+        ? {
+            loadedReqPerSecVariantOverPortkey: get('portkey chat loaded')
+              ? round2(
+                  (get('variant chat loaded')?.requestsPerSec ?? 0) /
+                    (get('portkey chat loaded')?.requestsPerSec ?? 1),
+                )
+              : null,
+          }
+        : {}),
       loadedReqPerSecOursOverDirect: roundTo(
         (get('ours chat loaded')?.requestsPerSec ?? 0) / (get('direct chat loaded')?.requestsPerSec ?? 1),
         3,
@@ -472,6 +526,12 @@ async function serverVersion(ours: OurGateway): Promise<string | null> {
     .query<{ server_version: string }>('SHOW server_version')
     .catch(() => [] as { server_version: string }[]);
   return row?.server_version ?? null;
+}
+
+function envText(env: Record<string, string>): string {
+  return Object.entries(env)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
 }
 
 function portkeyVersion(): string {

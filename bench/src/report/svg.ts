@@ -13,6 +13,8 @@ export const COLORS = {
   portkey: '#e37400',
   ours: '#1a73e8',
   oursBefore: '#a8c7fa',
+  /** Ours in a second configuration of the same run (peers --variant-env). */
+  variant: '#0b8043',
 };
 
 /** Renders `panels` stacked vertically under `title` and `subtitle` lines. */
