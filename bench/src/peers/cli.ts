@@ -4,6 +4,7 @@ import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 const PEER_OPTIONS = {
   'cpu-prof': { type: 'string' },
   'gateway-node-args': { type: 'string', default: '' },
+  'gateway-env': { type: 'string', default: '' },
   'no-record': { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
 } as const satisfies ParseArgsOptionsConfig;
@@ -11,13 +12,15 @@ const PEER_OPTIONS = {
 type PeerOptionValues = {
   'cpu-prof'?: string;
   'gateway-node-args': string;
+  'gateway-env': string;
   'no-record': boolean;
   help: boolean;
 };
 
 /**
  * Parses the scenario's own `options` plus --cpu-prof, --gateway-node-args,
- * --no-record and --help; --help prints `usage` and exits 0.
+ * --gateway-env ("NAME=value ...", added to our gateway's environment, e.g.
+ * WORKERS=1), --no-record and --help; --help prints `usage` and exits 0.
  */
 export function parsePeerCli<T extends ParseArgsOptionsConfig>(options: T, usage: string) {
   const { values } = parseArgs({ options: { ...options, ...PEER_OPTIONS } });
@@ -30,6 +33,17 @@ export function parsePeerCli<T extends ParseArgsOptionsConfig>(options: T, usage
     values,
     cpuProfDir: common['cpu-prof'],
     gatewayNodeArgs: common['gateway-node-args'].split(' ').filter(Boolean),
+    gatewayEnv: parseEnvPairs(common['gateway-env']),
     record: !common['no-record'],
   };
+}
+
+function parseEnvPairs(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of text.split(' ').filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new Error(`--gateway-env: expected NAME=value, got "${pair}"`);
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return env;
 }

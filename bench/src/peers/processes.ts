@@ -1,5 +1,5 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -101,34 +101,80 @@ export async function forkBenchChild<T extends { url: string }>(
   return { info, pid: child.pid, child, close: () => stop(child) };
 }
 
-/** user+system CPU time of a process in ms, from /proc (Linux). */
-export function cpuMsOf(pid: number): number {
+function statFields(pid: number): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields after the command: state is index 0, utime 11, stime 12 (clock ticks, 100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    // Fields after the command: state is index 0, ppid 1, utime 11, stime 12, cutime 13, cstime 14.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return 0;
+    return null;
   }
 }
 
-/** Current and peak resident memory of a process in MB (VmRSS, VmHWM), from /proc. */
-export function memoryMbOf(pid: number): { rss: number; peak: number } {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
-    return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
-  } catch {
-    return { rss: 0, peak: 0 };
+/**
+ * `pid` and every live process under it (a service in cluster mode is a
+ * primary and its workers), from the ppid of each process in /proc.
+ */
+export function processTreeOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    const child = Number(entry);
+    if (!Number.isInteger(child) || child <= 0) continue;
+    const parent = Number(statFields(child)?.[1]);
+    if (!Number.isInteger(parent)) continue;
+    const list = children.get(parent);
+    if (list) list.push(child);
+    else children.set(parent, [child]);
   }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i += 1) tree.push(...(children.get(tree[i] as number) ?? []));
+  return tree;
 }
 
-/** Samples a process's RSS every `everyMs` until stopped; returns the highest sample. */
+/**
+ * user+system CPU time in ms (clock ticks, 100 per second on Linux) of a
+ * process and everything under it: the live processes' own time, plus what
+ * finished children left in their parent's cutime/cstime (a replaced worker).
+ */
+export function cpuMsOf(pid: number): number {
+  let ticks = 0;
+  for (const member of processTreeOf(pid)) {
+    const fields = statFields(member);
+    if (!fields) continue;
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  }
+  return ticks * 10;
+}
+
+/** Current and peak resident memory in MB (VmRSS, VmHWM) of a process and its live children, summed, from /proc. */
+export function memoryMbOf(pid: number, tree = processTreeOf(pid)): { rss: number; peak: number } {
+  let rssKb = 0;
+  let peakKb = 0;
+  for (const member of tree) {
+    try {
+      const status = readFileSync(`/proc/${member}/status`, 'utf8');
+      const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+      rssKb += kb('VmRSS');
+      peakKb += kb('VmHWM');
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return { rss: Math.round(rssKb / 1024), peak: Math.round(peakKb / 1024) };
+}
+
+/** Samples the RSS of a process and its children (summed) every `everyMs` until stopped; returns the highest sample. */
 export function sampleRss(pid: number, everyMs = 50): { stop(): number } {
   let max = 0;
+  // Listing /proc is the expensive part: the tree is refreshed once a second, the RSS read every tick.
+  let tree = processTreeOf(pid);
+  let listedAt = Date.now();
   const timer = setInterval(() => {
-    max = Math.max(max, memoryMbOf(pid).rss);
+    if (Date.now() - listedAt > 1000) {
+      tree = processTreeOf(pid);
+      listedAt = Date.now();
+    }
+    max = Math.max(max, memoryMbOf(pid, tree).rss);
   }, everyMs);
   return {
     stop() {

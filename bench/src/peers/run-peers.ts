@@ -22,6 +22,7 @@ const USAGE = `Usage: npm run peers -w @platform/bench -- [options]
   --connections <n>  connections of the loaded runs (default 32)
   --cpu-prof <dir>   run our gateway under node --cpu-prof, profiles written to <dir>
   --gateway-node-args "<flags>"  extra node flags for our gateway (after the Dockerfile's)
+  --gateway-env "NAME=value ..."  added to our gateway's environment (e.g. WORKERS=1)
   --no-record        print only
 Needs TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_REDIS_URL) and a built apps/gateway/dist.`;
 
@@ -50,7 +51,13 @@ export type PeersRecord = {
   startedAt: string;
   git: ReturnType<typeof readGitInfo>;
   machine: MachineInfo;
-  settings: { rounds: number; durationSec: number; warmupSec: number; connections: number };
+  settings: {
+    rounds: number;
+    durationSec: number;
+    warmupSec: number;
+    connections: number;
+    gateway?: { nodeArgs: string[]; env: Record<string, string> };
+  };
   versions: { portkey: string };
   /** Full responses of one request each, before the load: statuses and what went wrong. */
   preflight: Record<string, { status: number; ok: boolean; note: string }>;
@@ -194,7 +201,7 @@ function summarise(runs: PeerRun[]): Record<string, Summary> {
 }
 
 function parseCli() {
-  const { values, cpuProfDir, gatewayNodeArgs, record } = parsePeerCli(
+  const { values, cpuProfDir, gatewayNodeArgs, gatewayEnv, record } = parsePeerCli(
     {
       rounds: { type: 'string', default: '3' },
       duration: { type: 'string', default: '4' },
@@ -209,9 +216,12 @@ function parseCli() {
       durationSec: Number(values.duration),
       warmupSec: Number(values.warmup),
       connections: Number(values.connections),
+      /** What was added to ours' production command line and environment (none in a recorded default run). */
+      gateway: { nodeArgs: gatewayNodeArgs, env: gatewayEnv },
     },
     cpuProfDir,
     gatewayNodeArgs,
+    gatewayEnv,
     record,
   };
 }
@@ -316,7 +326,7 @@ function chartOf(r: PeersRecord): string {
 }
 
 async function main(): Promise<number> {
-  const { settings, cpuProfDir, gatewayNodeArgs, record: shouldRecord } = parseCli();
+  const { settings, cpuProfDir, gatewayNodeArgs, gatewayEnv, record: shouldRecord } = parseCli();
   const databaseServerUrl = process.env.TEST_DATABASE_URL;
   const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
   if (!databaseServerUrl || !redisUrl) throw new Error('set TEST_DATABASE_URL and TEST_REDIS_URL\n' + USAGE);
@@ -327,8 +337,16 @@ async function main(): Promise<number> {
     databaseServerUrl,
     redisUrl,
     nodeArgs: [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), ...gatewayNodeArgs],
+    env: gatewayEnv,
+  }).catch(async (err: unknown) => {
+    await upstream.close();
+    throw err;
   });
-  const portkey = await startPortkey();
+  const portkey = await startPortkey().catch(async (err: unknown) => {
+    await ours.close();
+    await upstream.close();
+    throw err;
+  });
   const services = { upstream, portkey, ours };
   const pids: Record<TargetName, number> = { direct: upstream.pid, portkey: portkey.pid, ours: ours.pid };
   const runs: PeerRun[] = [];

@@ -91,7 +91,7 @@ const GATEWAY_DIST = path.join(REPO_ROOT, 'apps', 'gateway', 'dist', 'main.js');
  */
 export async function startOurGateway(
   upstream: Upstream,
-  opts: { databaseServerUrl: string; redisUrl: string; nodeArgs?: string[] },
+  opts: { databaseServerUrl: string; redisUrl: string; nodeArgs?: string[]; env?: Record<string, string> },
 ): Promise<OurGateway> {
   const database = await createTestDatabase({
     migrationsDir: GATEWAY_MIGRATIONS_DIR,
@@ -127,6 +127,7 @@ export async function startOurGateway(
       AI_RATE_LIMIT_PER_MINUTE: '1000000000',
       AI_DAILY_TOKEN_BUDGET: '1000000000000000',
       ...SERVER_KEYS,
+      ...opts.env,
     },
   });
   return {

@@ -31,13 +31,26 @@ export type StreamClientResult = {
   ttfcMs: Percentiles;
   /** For every chunk k: arrival - request start - k * interval, ms (how late it is against an ideal upstream). */
   chunkLatenessMs: Percentiles;
+  /**
+   * For every chunk: arrival - the moment the upstream wrote it (its ` @<µs>`
+   * stamp, same monotonic clock), ms. Through the gateway this is the delay the
+   * chunk gained on its way; straight from the upstream it is the floor (the
+   * client's and the upstream's own queues).
+   */
+  chunkTransitMs: Percentiles;
   /** Request start to the end of the response, ms. */
   totalMs: Percentiles;
   wallMs: number;
 };
 
-/** Each content chunk's text starts with "c" + two digits (see run-streams.ts); role chunks carry "". */
-const CONTENT = /"content":"c\d\d/;
+/**
+ * Each content chunk's text is "c" + two digits, then the upstream's ` @<µs>`
+ * write stamp (see run-streams.ts, `stampChunks`); role chunks carry "".
+ */
+const CONTENT = /"content":"c\d\d @(\d+)/;
+
+/** Microseconds on the host's monotonic clock, as the upstream stamps them. */
+const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
 function percentiles(values: number[]): Percentiles {
   const sorted = Float64Array.from(values).sort();
@@ -55,6 +68,7 @@ async function runStreams(spec: StreamClientSpec): Promise<StreamClientResult> {
   });
   const ttfc: number[] = [];
   const lateness: number[] = [];
+  const transit: number[] = [];
   const totals: number[] = [];
   const statuses: Record<string, number> = {};
   const firstErrors: string[] = [];
@@ -74,13 +88,16 @@ async function runStreams(spec: StreamClientSpec): Promise<StreamClientResult> {
       res.body.setEncoding('utf8');
       for await (const piece of res.body as AsyncIterable<string>) {
         const now = performance.now();
+        const us = nowUs();
         const text = rest + piece;
         const lines = text.split('\n');
         rest = lines.pop() ?? '';
         for (const line of lines) {
-          if (!line.startsWith('data:') || !CONTENT.test(line)) continue;
+          const stamp = line.startsWith('data:') ? CONTENT.exec(line) : null;
+          if (!stamp) continue;
           if (chunks === 0) ttfc.push(now - start);
           lateness.push(now - start - chunks * spec.chunkIntervalMs);
+          transit.push((us - Number(stamp[1])) / 1000);
           chunks += 1;
         }
       }
@@ -104,6 +121,7 @@ async function runStreams(spec: StreamClientSpec): Promise<StreamClientResult> {
     firstErrors,
     ttfcMs: percentiles(ttfc),
     chunkLatenessMs: percentiles(lateness),
+    chunkTransitMs: percentiles(transit),
     totalMs: percentiles(totals),
     wallMs,
   };

@@ -15,6 +15,13 @@ export type OpenAIBehaviour = CommonBehaviour & {
   chunks?: string[];
   /** Delay between streamed content chunks. */
   chunkDelayMs?: number;
+  /**
+   * Append ` @<µs>` to every streamed content piece: the machine's monotonic
+   * clock (`process.hrtime`, shared by every process on the host) when the
+   * piece is written, so a client on the same host can tell how long each
+   * chunk spent in transit (bench `streams`).
+   */
+  stampChunks?: boolean;
   /** Destroy the socket after this many content chunks (the role chunk does not count). */
   failAfterChunks?: number;
   usage?: UsageNumbers;
@@ -165,7 +172,8 @@ export async function streamChat(
     if (behaviour.failAfterChunks !== undefined && i >= behaviour.failAfterChunks) break;
     if (i > 0 && behaviour.chunkDelayMs && !(await waitUnlessClosed(res, behaviour.chunkDelayMs))) return;
     if (res.destroyed) return;
-    await send([choice({ content: piece })]);
+    const stamped = behaviour.stampChunks ? `${piece}@${process.hrtime.bigint() / 1000n} ` : piece;
+    await send([choice({ content: stamped })]);
   }
   if (behaviour.failAfterChunks !== undefined) {
     record.destroyedByFake = true;
