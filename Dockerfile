@@ -83,6 +83,9 @@ USER node
 # Slim images have no curl; Node's fetch does the probe.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`,{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# PID 1 is Node itself (no tini): with WORKERS > 1 it is the cluster primary, which
+# handles SIGTERM/SIGINT (forwarded to the workers, which drain) and reaps its
+# workers; no other process is started, so there is nothing else to reap.
 CMD ["node", "--enable-source-maps", "dist/main.js"]
 
 # Each service's port (the proxy and the Kubernetes manifests use the same numbers).

@@ -23,7 +23,8 @@ function importsOf(file: string): string[] {
     .map((i) => i.fileName)
     .filter((spec) => spec.startsWith('.'))
     .map((spec) => {
-      const base = path.resolve(path.dirname(file), spec);
+      // A dynamic import() names the compiled file (`./server.js`, see apps/*/src/main.ts).
+      const base = path.resolve(path.dirname(file), spec.replace(/\.js$/, ''));
       const candidate = [`${base}.ts`, path.join(base, 'index.ts')].find((f) => fs.existsSync(f));
       if (!candidate) throw new Error(`${path.relative(ROOT, file)}: cannot resolve ${spec}`);
       return candidate;

@@ -8,6 +8,7 @@ export const ZGatewayEnv = z
     PORT: envFields.port(3002),
     HOST: z.string().default('0.0.0.0'),
     LOG_LEVEL: envFields.logLevel(),
+    WORKERS: envFields.workers(),
     /** Postgres connection URL; unset -> embedded PGlite in DATA_DIR (not in production). */
     DATABASE_URL: envFields.url().optional(),
     DATA_DIR: z.string().default('.data/gateway'),

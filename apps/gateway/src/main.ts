@@ -1,35 +1,15 @@
-import path from 'node:path';
-import { openServiceStorage } from '@platform/db';
-import { createLogger } from '@platform/logging';
-import { loadEnvOrExit, runServer, startService } from '@platform/service-kit';
-import { loadLanesConfig } from './ai/lanes';
-import { createApp } from './app';
-import { buildGatewayDeps, closeGatewayDeps, SERVICE_NAME } from './deps';
-import { loadGatewayEnv } from './env';
-import { PrismaClient } from './generated/prisma/client';
+import { runCluster } from '@platform/service-kit/cluster';
 
-async function main(): Promise<void> {
-  const env = loadEnvOrExit(SERVICE_NAME, () => loadGatewayEnv());
-  // A bad lanes config (e.g. a router model in the free lane) stops the start before anything is opened.
-  const lanes = loadLanesConfig(env.AI_LANES_CONFIG, env.AI_ALLOWED_LANES);
-  const logger = createLogger({ service: SERVICE_NAME, level: env.LOG_LEVEL });
-  const storage = await openServiceStorage({
-    databaseUrl: env.DATABASE_URL,
-    dataDir: env.DATA_DIR,
-    redisUrl: env.REDIS_URL,
-    keyPrefix: 'gateway:',
-    migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations'),
-    logger,
-  });
-  const prisma = new PrismaClient({ adapter: storage.db.adapter });
-  const deps = buildGatewayDeps({ env, lanes, logger, prisma, kv: storage.kv });
-  const closeAll = async (): Promise<void> => {
-    // Buffered usage rows and last-used writes go out before the database closes.
-    await closeGatewayDeps(deps);
-    await prisma.$disconnect();
-    await storage.close();
-  };
-  await runServer({ app: createApp(deps), port: env.PORT, host: env.HOST, logger, onClose: closeAll });
-}
-
-startService(SERVICE_NAME, main);
+/**
+ * Entry point (`node dist/main.js`). Decides the process layout from WORKERS,
+ * DATABASE_URL and REDIS_URL before anything heavy loads: the cluster primary
+ * never loads Express, Prisma or the app; each worker (or the single process)
+ * imports ./server and runs it.
+ */
+runCluster({
+  service: 'gateway',
+  run: async () => {
+    const { main } = await import('./server.js');
+    await main();
+  },
+});

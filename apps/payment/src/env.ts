@@ -9,6 +9,7 @@ export const ZPaymentEnv = z
     PORT: envFields.port(3001),
     HOST: z.string().default('0.0.0.0'),
     LOG_LEVEL: envFields.logLevel(),
+    WORKERS: envFields.workers(),
     /** Postgres connection URL; unset -> embedded PGlite in DATA_DIR (not in production). */
     DATABASE_URL: envFields.url().optional(),
     /** Folder of the embedded database when DATABASE_URL is unset. */

@@ -69,7 +69,15 @@ export async function startService(
 ): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/main.ts'], {
     cwd: path.join(ROOT, 'apps', name),
-    env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: String(opts.port ?? 0) },
+    // One process per service (WORKERS=1) unless a test asks for workers: these tests count
+    // instances, and cluster mode has its own test (apps/gateway/test/cluster.int.test.ts).
+    env: {
+      PATH: process.env.PATH ?? '',
+      WORKERS: '1',
+      ...env,
+      HOST: '127.0.0.1',
+      PORT: String(opts.port ?? 0),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,5 +1,8 @@
+import cluster from 'node:cluster';
+import { AppError } from '@platform/errors';
 import type { RequestHandler } from 'express';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { metricsFromPrimary, reportToPrimary } from './cluster-metrics';
 
 /** Re-exported so apps add their own metrics to the same registry without depending on prom-client. */
 export { Counter, Histogram, Registry };
@@ -8,13 +11,23 @@ export type HttpMetrics = {
   registry: Registry;
   /** Counts and times every request by method, route template and status. */
   middleware: RequestHandler;
-  /** Serves the registry in Prometheus text format. */
+  /**
+   * Serves the registry in Prometheus text format. In a cluster worker, the
+   * whole service's metrics (every worker's registry summed, collected by the
+   * primary); 503 when the primary does not answer in time.
+   */
   handler: RequestHandler;
 };
 
-/** One registry per app instance, so two apps in one process (tests) never collide. */
+/**
+ * One registry per app instance, so two apps in one process (tests) never
+ * collide. In a cluster worker (one app per process) it is the registry the
+ * worker reports to the primary.
+ */
 export function createHttpMetrics(opts: { service: string; defaultMetrics?: boolean }): HttpMetrics {
   const registry = new Registry();
+  const inCluster = cluster.isWorker;
+  if (inCluster) reportToPrimary(registry);
   registry.setDefaultLabels({ service: opts.service });
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -42,8 +55,15 @@ export function createHttpMetrics(opts: { service: string; defaultMetrics?: bool
     next();
   };
   const handler: RequestHandler = async (_req, res) => {
+    let text: string;
+    try {
+      text = inCluster ? await metricsFromPrimary() : await registry.metrics();
+    } catch (err) {
+      if (!inCluster) throw err;
+      throw new AppError('service_unavailable', { cause: err });
+    }
     res.setHeader('Content-Type', registry.contentType);
-    res.send(await registry.metrics());
+    res.send(text);
   };
   return { registry, middleware, handler };
 }

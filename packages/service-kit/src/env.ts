@@ -1,4 +1,6 @@
+import cluster from 'node:cluster';
 import { z } from 'zod';
+import { parseWorkers, WORKERS_HELP } from './workers';
 
 /** Thrown by parseEnv; its message names every bad variable and why, never a value. */
 export class EnvError extends Error {
@@ -46,14 +48,24 @@ export const envFields = {
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   url: () => z.url({ protocol: /^(https?|postgres(ql)?|rediss?|smtps?)$/ }),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** `WORKERS` (see ./workers): read by the cluster primary; here so a typo is reported with the rest. */
+  workers: () =>
+    z
+      .string()
+      .default('auto')
+      .refine((v) => parseWorkers(v) !== undefined, WORKERS_HELP),
 };
 
-/** Runs an env loader; on EnvError prints which variables are bad and exits 1. */
+/**
+ * Runs an env loader; on EnvError prints which variables are bad and exits 1.
+ * In a cluster worker the EnvError is thrown on to startService, which hands
+ * the message to the primary (one report for all workers).
+ */
 export function loadEnvOrExit<T>(service: string, load: () => T): T {
   try {
     return load();
   } catch (err) {
-    if (!(err instanceof EnvError)) throw err;
+    if (!(err instanceof EnvError) || cluster.isWorker) throw err;
     process.stderr.write(`${service}: ${err.message}\n`);
     process.exit(1);
   }

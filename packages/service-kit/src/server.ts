@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '@platform/logging';
 import type { Express } from 'express';
@@ -23,6 +24,19 @@ export const DRAIN_DEADLINE_EVENT = 'drain-deadline';
 
 /** Time between the deadline event and cutting the remaining connections. */
 const FINAL_WORDS_MS = 1000;
+
+/** How long in-flight requests may run after SIGTERM unless `drainMs` says otherwise. */
+export const DEFAULT_DRAIN_MS = 10_000;
+
+/**
+ * How long a cluster primary waits for its workers to stop after SIGTERM before
+ * killing them (and exiting 1): the drain, the final words, and time to close
+ * the clients (buffered usage rows are written then).
+ */
+export const STOP_DEADLINE_MS = DEFAULT_DRAIN_MS + FINAL_WORDS_MS + 4000;
+
+/** The message a cluster primary sends a worker in place of the signal it got (see ./cluster). */
+export const SHUTDOWN_MESSAGE = 'platform:shutdown';
 
 export type GracefulShutdownOptions = {
   logger: Logger;
@@ -58,7 +72,7 @@ export function createGracefulShutdown(
       const cut = setTimeout(() => server.closeAllConnections(), FINAL_WORDS_MS);
       cut.unref();
       server.closeIdleConnections();
-    }, opts.drainMs ?? 10_000);
+    }, opts.drainMs ?? DEFAULT_DRAIN_MS);
     deadline.unref();
     server.close(() => {
       clearTimeout(deadline);
@@ -90,7 +104,10 @@ export const LISTEN_BACKLOG = 4096;
 
 /**
  * Listens, and on SIGTERM/SIGINT stops accepting, lets in-flight requests finish
- * up to a deadline, closes the clients and exits 0.
+ * up to a deadline, closes the clients and exits 0. In a cluster worker the
+ * connections come from the primary (Node's round-robin; the backlog is passed
+ * on to the primary's listening socket), and the primary's shutdown message
+ * starts the same routine.
  */
 export async function runServer(opts: RunServerOptions): Promise<Server> {
   const server = createServer(opts.app);
@@ -107,5 +124,10 @@ export async function runServer(opts: RunServerOptions): Promise<Server> {
   const shutdown = createGracefulShutdown(server, opts);
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  if (cluster.isWorker) {
+    process.on('message', (message: { type?: unknown; signal?: unknown }) => {
+      if (message?.type === SHUTDOWN_MESSAGE) shutdown(String(message.signal));
+    });
+  }
   return server;
 }
