@@ -295,7 +295,8 @@ async function main(): Promise<number> {
     // One stream first (the path works), then two waves of 200 (every worker's JIT has seen
     // the stream path; each wave's connections are spread over the workers). Not measured.
     await runClient(specFor('ours', 1, services, settings.chunks, 1));
-    for (let wave = 0; wave < 2; wave += 1) await runClient(specFor('ours', 200, services, settings.chunks, 1));
+    for (let wave = 0; wave < 2; wave += 1)
+      await runClient(specFor('ours', 200, services, settings.chunks, 1));
     await sleep(1000);
     idleRssMb = memoryMbOf(ours.pid).rss;
     for (const n of settings.streams) {
