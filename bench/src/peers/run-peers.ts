@@ -75,7 +75,7 @@ export type PeersRecord = {
     sequentialAddedMsOurs: { p50: number; p99: number };
     sequentialAddedMsPortkey: { p50: number; p99: number } | null;
   };
-  ours: { logLinesPerRequest: number; errorLines: number; peakRssMb: number };
+  ours: { logLinesPerRequest: number; errorLines: number; peakRssMb: number; variantPeakRssMb?: number };
   portkey: { peakRssMb: number } | null;
   problems: string[];
 };
@@ -271,7 +271,7 @@ function markdownOf(r: PeersRecord, files: { json: string; svg: string } | null)
     row('ours health loaded', 'ours, GET /health, loaded'),
     '',
     `Ratios: loaded req/s ours/Portkey **${r.ratios.loadedReqPerSecOursOverPortkey ?? '–'}** (target ≥ 3)${r.settings.variantEnv ? ` (${variantLabel}: ${r.ratios.loadedReqPerSecVariantOverPortkey ?? '–'})` : ''}, ours/direct ${r.ratios.loadedReqPerSecOursOverDirect}. Sequential added latency over direct: ours p50 **+${r.ratios.sequentialAddedMsOurs.p50}** ms / p99 **+${r.ratios.sequentialAddedMsOurs.p99}** ms (targets ≤ 0.3 / ≤ 2)${pk ? `, Portkey +${pk.p50} / +${pk.p99}` : ''}.`,
-    `Ours: ${r.ours.logLinesPerRequest} log lines per chat request (approx.; /health is not logged), ${r.ours.errorLines} error lines, peak RSS ${r.ours.peakRssMb} MB${r.portkey ? `; Portkey peak RSS ${r.portkey.peakRssMb} MB` : ''}.`,
+    `Ours: ${r.ours.logLinesPerRequest} log lines per chat request (approx.; /health is not logged), ${r.ours.errorLines} error lines, peak RSS ${r.ours.peakRssMb} MB${r.ours.variantPeakRssMb !== undefined ? ` (${variantLabel}: ${r.ours.variantPeakRssMb} MB)` : ''}${r.portkey ? `; Portkey peak RSS ${r.portkey.peakRssMb} MB` : ''}.`,
     `Preflight: ${Object.entries(r.preflight)
       .map(
         ([k, v]) =>
@@ -396,7 +396,7 @@ async function main(): Promise<number> {
   const problems: string[] = [];
   const preflightResults: PeersRecord['preflight'] = {};
   let oursRequests = 0;
-  const peaks = { ours: 0, portkey: 0 };
+  const peaks = { ours: 0, portkey: 0, variant: 0 };
   let postgresVersion: string | null = null;
   const linesBefore = ours.output.lines;
   try {
@@ -450,6 +450,7 @@ async function main(): Promise<number> {
   } finally {
     peaks.ours = memoryMbOf(ours.pid).peak;
     peaks.portkey = memoryMbOf(portkey.pid).peak;
+    if (variant) peaks.variant = memoryMbOf(variant.pid).peak;
     postgresVersion = await serverVersion(ours);
     await variant?.close();
     await ours.close();
@@ -508,6 +509,7 @@ async function main(): Promise<number> {
       logLinesPerRequest: oursRequests > 0 ? roundTo((ours.output.lines - linesBefore) / oursRequests, 2) : 0,
       errorLines: ours.output.errorLines,
       peakRssMb: peaks.ours,
+      ...(variant ? { variantPeakRssMb: peaks.variant } : {}),
     },
     portkey: { peakRssMb: peaks.portkey },
     problems,
