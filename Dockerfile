@@ -86,7 +86,11 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
 # PID 1 is Node itself (no tini): with WORKERS > 1 it is the cluster primary, which
 # handles SIGTERM/SIGINT (forwarded to the workers, which drain) and reaps its
 # workers; no other process is started, so there is nothing else to reap.
-CMD ["node", "--enable-source-maps", "dist/main.js"]
+# --max-semi-space-size=8: V8's young generation grows to 64 MB per process by default;
+# capped at 2 x 8 MB it took the gateway's peak RSS from 1,000 to 708 MB (primary + 2
+# workers) in bench `peers` at the same CPU per request (docs/performance.md).
+# Workers inherit these flags. bench/src/peers/services.ts reads them from this line.
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=8", "dist/main.js"]
 
 # Each service's port (the proxy and the Kubernetes manifests use the same numbers).
 FROM runtime-common AS runtime-payment

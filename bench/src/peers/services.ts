@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -43,8 +43,17 @@ export async function startUpstream(behaviour: OpenAIBehaviour): Promise<Upstrea
 
 export type OurGateway = ServiceProcess & { apiKey: string; database: TestDatabase };
 
-/** The node flags of the production image (Dockerfile, runtime CMD). */
-export const PRODUCTION_NODE_ARGS = ['--enable-source-maps'];
+/** The node flags of the production image: those of the Dockerfile's runtime `CMD ["node", ..., "dist/main.js"]`. */
+export const PRODUCTION_NODE_ARGS = productionNodeArgs();
+
+function productionNodeArgs(): string[] {
+  const dockerfile = readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
+  const cmd = /^CMD (\["node",.*\])$/m.exec(dockerfile)?.[1];
+  const argv = cmd ? (JSON.parse(cmd) as string[]) : [];
+  if (argv[0] !== 'node' || argv[argv.length - 1] !== 'dist/main.js')
+    throw new Error(`the Dockerfile's CMD is not ["node", <flags>, "dist/main.js"]: ${cmd}`);
+  return argv.slice(1, -1);
+}
 
 /**
  * Starts a built service (`node <script>`) as production runs it: the
