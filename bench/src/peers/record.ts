@@ -67,3 +67,16 @@ export function median(values: number[]): number {
 export const round2 = (n: number) => Math.round(n * 100) / 100;
 /** Rounds to `digits` significant decimals without float noise in the JSON. */
 export const roundTo = (n: number, digits: number) => Number(n.toFixed(digits));
+
+/** "WORKERS=auto (the default)" or what --gateway-env / --gateway-node-args added. */
+export function gatewaySettingsText(
+  g: { nodeArgs: string[]; env: Record<string, string> } | undefined,
+): string {
+  const env = Object.entries(g?.env ?? {}).map(([k, v]) => `${k}=${v}`);
+  const parts = [
+    ...(env.some((e) => e.startsWith('WORKERS=')) ? [] : ['WORKERS=auto (the default)']),
+    ...env,
+  ];
+  if (g?.nodeArgs.length) parts.push(`extra node flags ${g.nodeArgs.join(' ')}`);
+  return `**${parts.join(', ')}**`;
+}

@@ -8,6 +8,7 @@ import { runMain } from '../cli';
 import { runLoad } from '../load/run-load';
 import { describeMachine, readGitInfo } from '../report/machine';
 import { benchPaymentEnv, seedActiveSubscription } from '../targets/payment';
+import { parseEnvPairs } from './cli';
 import { cpuMsOf, memoryMbOf, REPO_ROOT } from './processes';
 import { median, roundTo } from './record';
 import { startProductionService } from './services';
@@ -22,6 +23,8 @@ const USAGE = `Usage: npm run payment-prod -w @platform/bench -- [options]
   --rounds <n>       rounds (default 3), medians
   --duration <s>     seconds per run (default 4, after 1 s warm-up)
   --cpu-prof <dir>   run payment under node --cpu-prof
+  --variant-env "NAME=value ..."  also run a second payment process with these added to its
+                     environment (e.g. WORKERS=1), alternating with the default one
 Needs TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_REDIS_URL) and a built apps/payment/dist.`;
 
 const PAYMENT_DIST = path.join(REPO_ROOT, 'apps', 'payment', 'dist', 'main.js');
@@ -34,6 +37,7 @@ async function main(): Promise<number> {
       rounds: { type: 'string', default: '3' },
       duration: { type: 'string', default: '4' },
       'cpu-prof': { type: 'string' },
+      'variant-env': { type: 'string', default: '' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -62,33 +66,54 @@ async function main(): Promise<number> {
   const { userId, product } = await seedActiveSubscription(stripe, prisma);
   await prisma.$disconnect();
 
-  const service = await startProductionService({
-    name: 'payment',
-    script: PAYMENT_DIST,
-    nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : [],
-    databaseUrl: database.url,
-    redisUrl,
-    env: {
-      PAYMENT_MS_API_KEY: API_KEY,
-      ...benchPaymentEnv(stripe.url),
-    },
-  });
+  const variantEnv = parseEnvPairs(values['variant-env']);
+  const variantLabel = Object.entries(variantEnv)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  const start = (extraEnv: Record<string, string>) =>
+    startProductionService({
+      name: 'payment',
+      script: PAYMENT_DIST,
+      nodeArgs: values['cpu-prof']
+        ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`]
+        : [],
+      databaseUrl: database.url as string,
+      redisUrl,
+      env: {
+        PAYMENT_MS_API_KEY: API_KEY,
+        ...benchPaymentEnv(stripe.url),
+        ...extraEnv,
+      },
+    });
+  const services = [{ label: 'payment', service: await start({}) }];
+  if (variantLabel)
+    services.push({ label: `payment with ${variantLabel}`, service: await start(variantEnv) });
+  const [main] = services;
+  if (!main) throw new Error('unreachable');
+  const service = main.service;
   try {
-    const statusUrl = `${service.url}/api/v1/subscriptions/${userId}/${product.id}`;
-    const first = await fetch(statusUrl, { headers: { 'x-api-key': API_KEY } });
+    const statusPath = `/api/v1/subscriptions/${userId}/${product.id}`;
+    const first = await fetch(`${service.url}${statusPath}`, { headers: { 'x-api-key': API_KEY } });
     const firstBody = await first.text();
     if (first.status !== 200 || !firstBody.includes('"status":"active"'))
       throw new Error(`priming the snapshot failed: ${first.status} ${firstBody.slice(0, 300)}`);
     const stripeCallsAfterPrime = stripe.requests.length;
-    const scenarios: { name: string; url: string; headers: Record<string, string> }[] = [
-      { name: 'payment GET /health', url: `${service.url}/health`, headers: {} },
-      { name: 'payment subscription-status', url: statusUrl, headers: { 'x-api-key': API_KEY } },
-    ];
+    const scenarios: { name: string; url: string; headers: Record<string, string>; pid: number }[] = [];
+    for (const what of ['GET /health', 'subscription-status'] as const)
+      for (const { label, service: svc } of services)
+        scenarios.push({
+          name: `${label} ${what}`,
+          url: `${svc.url}${what === 'GET /health' ? '/health' : statusPath}`,
+          headers: what === 'GET /health' ? {} : { 'x-api-key': API_KEY },
+          pid: svc.pid,
+        });
     const rows: string[] = [];
     const runs: Record<string, { rps: number[]; p50: number[]; p99: number[]; cpu: number[]; bad: number }> =
       {};
     for (let round = 1; round <= rounds; round += 1) {
-      for (const s of scenarios) {
+      // Alternate which configuration goes first.
+      const order = round % 2 === 1 ? scenarios : [...scenarios].reverse();
+      for (const s of order) {
         let cpuStart = 0;
         const result = await runLoad(
           {
@@ -102,10 +127,10 @@ async function main(): Promise<number> {
           },
           'child',
           () => {
-            cpuStart = cpuMsOf(service.pid);
+            cpuStart = cpuMsOf(s.pid);
           },
         );
-        const cpu = cpuMsOf(service.pid) - cpuStart;
+        const cpu = cpuMsOf(s.pid) - cpuStart;
         const r = runs[s.name] ?? { rps: [], p50: [], p99: [], cpu: [], bad: 0 };
         r.rps.push(result.requestsPerSec);
         r.p50.push(result.latencyMs.p50);
@@ -118,7 +143,9 @@ async function main(): Promise<number> {
         );
       }
     }
-    for (const [name, r] of Object.entries(runs)) {
+    for (const name of scenarios.map((sc) => sc.name)) {
+      const r = runs[name];
+      if (!r) continue;
       rows.push(
         `| ${name} | ${Math.round(median(r.rps))} | ${median(r.p50)} | ${median(r.p99)} | ${roundTo(median(r.cpu), 3)} | ${r.bad} |`,
       );
@@ -129,7 +156,7 @@ async function main(): Promise<number> {
       [
         `## Payment as production runs it: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${git.sha}`,
         '',
-        `Node ${machine.node}, ${machine.cpuModel}, ${machine.cores} cores; load average ${roundTo(loadStart, 2)} -> ${roundTo(os.loadavg()[0] ?? 0, 2)}. \`apps/payment/dist/main.js\`, \`NODE_ENV=production\`, Postgres, Redis, info logs to a pipe; autocannon in a child process, ${connections} connections, ${rounds} rounds of 1 s warm-up + ${durationSec} s, medians. Stripe calls during the measured reads: ${stripe.requests.length - stripeCallsAfterPrime}. Peak RSS ${memoryMbOf(service.pid).peak} MB.`,
+        `Node ${machine.node}, ${machine.cpuModel}, ${machine.cores} cores; load average ${roundTo(loadStart, 2)} -> ${roundTo(os.loadavg()[0] ?? 0, 2)}. \`apps/payment/dist/main.js\`, \`NODE_ENV=production\`, Postgres, Redis, info logs to a pipe; autocannon in a child process, ${connections} connections, ${rounds} rounds of 1 s warm-up + ${durationSec} s, medians. Stripe calls during the measured reads: ${stripe.requests.length - stripeCallsAfterPrime}. Peak RSS ${services.map(({ label, service: svc }) => `${label} ${memoryMbOf(svc.pid).peak} MB`).join(', ')}.`,
         '',
         '| request | req/s | p50 ms | p99 ms | CPU ms/req | non-2xx + errors |',
         '|---|--:|--:|--:|--:|--:|',
@@ -138,7 +165,7 @@ async function main(): Promise<number> {
     );
     return 0;
   } finally {
-    await service.close();
+    for (const { service: svc } of services) await svc.close();
     await database.drop();
     await stripe.close();
   }

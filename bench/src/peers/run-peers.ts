@@ -9,8 +9,15 @@ import { describeMachine, type MachineInfo, readGitInfo } from '../report/machin
 import { COLORS, renderBarChart } from '../report/svg';
 import { parseEnvPairs, parsePeerCli } from './cli';
 import { cpuMsOf, memoryMbOf, REPO_ROOT, type ServiceProcess } from './processes';
-import { median, printOrRecord, round2, roundTo } from './record';
-import { type OurGateway, startOurGateway, startPortkey, startUpstream, type Upstream } from './services';
+import { gatewaySettingsText, median, printOrRecord, round2, roundTo } from './record';
+import {
+  type OurGateway,
+  PRODUCTION_NODE_ARGS,
+  startOurGateway,
+  startPortkey,
+  startUpstream,
+  type Upstream,
+} from './services';
 
 const USAGE = `Usage: npm run peers -w @platform/bench -- [options]
   Our gateway (built dist/, NODE_ENV=production, Postgres, Redis) and Portkey's
@@ -81,6 +88,8 @@ export type PeersRecord = {
 };
 
 const MESSAGES = [{ role: 'user', content: 'Say hello to the benchmark.' }];
+/** Seconds of unmeasured load on every target before the first round. */
+const WARM_SEC = 4;
 /** The key our gateway sends to groq (free-a), so the direct runs authenticate as it does. */
 const UPSTREAM_KEY = SERVER_KEYS.GROQ_API_KEY;
 
@@ -251,7 +260,7 @@ function markdownOf(r: PeersRecord, files: { json: string; svg: string } | null)
     `## Peers: ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${r.git.sha}${r.git.dirtyFiles.length ? ` + ${r.git.dirtyFiles.length} uncommitted files` : ''}`,
     '',
     `Node ${m.node}, ${m.cpuModel}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}; Postgres ${m.postgres.version}, Redis real; load average ${m.loadAverage.start} -> ${m.loadAverage.end}.`,
-    `Each in its own process on loopback: the OpenAI fake (upstream), Portkey ${r.versions.portkey} (\`NODE_ENV=production\`, headless), ours (\`apps/gateway/dist/main.js\`, \`NODE_ENV=production\`, Postgres, Redis, API key, limits and usage recording on, info logs to a pipe), autocannon in a child process. ${r.settings.rounds} alternating rounds of ${r.settings.warmupSec} s warm-up + ${r.settings.durationSec} s per run; sequential = 1 keep-alive connection, loaded = ${r.settings.connections} connections. Medians over rounds; latency in ms; CPU ms/req is the target process's CPU (the fake's for direct).${files ? ` Files: [${files.json}](${files.json}), chart [${files.svg}](${files.svg}).` : ''}`,
+    `Each in its own process on loopback: the OpenAI fake (upstream), Portkey ${r.versions.portkey} (\`NODE_ENV=production\`, headless), ours (\`node ${PRODUCTION_NODE_ARGS.join(' ')} apps/gateway/dist/main.js\` (the Dockerfile's flags), \`NODE_ENV=production\`, ${gatewaySettingsText(r.settings.gateway)}, Postgres, Redis, API key, limits and usage recording on, info logs to a pipe), autocannon in a child process. ${r.settings.rounds} alternating rounds (after ${WARM_SEC} s of unmeasured loaded warm-up of every target) of ${r.settings.warmupSec} s warm-up + ${r.settings.durationSec} s per run; sequential = 1 keep-alive connection, loaded = ${r.settings.connections} connections. Medians over rounds; latency in ms; CPU ms/req is the target process's CPU (the fake's for direct).${files ? ` Files: [${files.json}](${files.json}), chart [${files.svg}](${files.svg}).` : ''}`,
     '',
     files ? `![peers chart](${files.svg})\n` : '',
     '| target, request, mode | req/s | p50 | p90 | p99 | CPU ms/req |',
@@ -413,6 +422,23 @@ async function main(): Promise<number> {
     const streamTargets: TargetName[] = preflightResults['portkey stream']?.ok
       ? ['direct', 'portkey', ...gateways]
       : ['direct', ...gateways];
+    // Every target warm before round 1 (production processes are): a loaded chat run, and for
+    // ours a loaded stream run, not measured; with workers, each gets a share of the connections.
+    for (const target of ['direct', 'portkey', ...gateways] as TargetName[]) {
+      const kinds: Kind[] = target === 'ours' || target === 'variant' ? ['chat', 'stream'] : ['chat'];
+      for (const kind of kinds)
+        await runLoad(
+          {
+            ...requestFor(target, kind, services),
+            connections: settings.connections,
+            warmupSec: 1,
+            durationSec: WARM_SEC,
+            timeoutSec: 10,
+          },
+          'child',
+          () => undefined,
+        );
+    }
     for (let round = 1; round <= settings.rounds; round += 1) {
       const rotate = <T>(list: T[]) => list.map((_, i) => list[(i + round - 1) % list.length] as T);
       const order = rotate<TargetName>(['direct', 'portkey', ...gateways]);

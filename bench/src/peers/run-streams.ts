@@ -9,8 +9,14 @@ import { describeMachine, type MachineInfo, readGitInfo } from '../report/machin
 import { COLORS, renderBarChart } from '../report/svg';
 import { parsePeerCli } from './cli';
 import { memoryMbOf, sampleRss } from './processes';
-import { median, printOrRecord, round2 } from './record';
-import { type OurGateway, startOurGateway, startUpstream, type Upstream } from './services';
+import { gatewaySettingsText, median, printOrRecord, round2 } from './record';
+import {
+  type OurGateway,
+  PRODUCTION_NODE_ARGS,
+  startOurGateway,
+  startUpstream,
+  type Upstream,
+} from './services';
 import type { StreamClientResult, StreamClientSpec } from './stream-client';
 
 const USAGE = `Usage: npm run streams -w @platform/bench -- [options]
@@ -191,7 +197,7 @@ function markdownOf(r: StreamsRecord, files: { json: string; svg: string } | nul
     `## Stream capacity: ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${r.git.sha}${r.git.dirtyFiles.length ? ` + ${r.git.dirtyFiles.length} uncommitted files` : ''}`,
     '',
     `Node ${m.node}, ${m.cpuModel}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}; Postgres ${m.postgres.version}, Redis real; load average ${m.loadAverage.start} -> ${m.loadAverage.end}.`,
-    `N streams opened at once by an undici client in its own process; the OpenAI fake (own process) sends ${r.settings.chunks} content chunks ${r.settings.intervalMs} ms apart; ours = \`apps/gateway/dist/main.js\`, \`NODE_ENV=production\`, Postgres, Redis, API key, limits and usage on. ${r.settings.rounds} alternating rounds, medians. TTFC = request start to first content chunk; chunk transit = arrival − the moment the upstream wrote the chunk (its monotonic-clock stamp), so "added per-chunk delay" is what each chunk gained through the gateway; chunk lateness = arrival − start − k × ${r.settings.intervalMs} ms for chunk k (it also carries the time to open the stream); "added" = ours − direct. Loop delay from ours' /metrics (prom-client), RSS sampled every 50 ms.${files ? ` Files: [${files.json}](${files.json}), chart [${files.svg}](${files.svg}).` : ''}`,
+    `N streams opened at once by an undici client in its own process; the OpenAI fake (own process) sends ${r.settings.chunks} content chunks ${r.settings.intervalMs} ms apart; ours = \`node ${PRODUCTION_NODE_ARGS.join(' ')} apps/gateway/dist/main.js\` (the Dockerfile's flags), \`NODE_ENV=production\`, ${gatewaySettingsText(r.settings.gateway)}, Postgres, Redis, API key, limits and usage on. ${r.settings.rounds} alternating rounds, medians. TTFC = request start to first content chunk; chunk transit = arrival − the moment the upstream wrote the chunk (its monotonic-clock stamp), so "added per-chunk delay" is what each chunk gained through the gateway; chunk lateness = arrival − start − k × ${r.settings.intervalMs} ms for chunk k (it also carries the time to open the stream); "added" = ours − direct. Loop delay from ours' /metrics (prom-client), RSS sampled every 50 ms.${files ? ` Files: [${files.json}](${files.json}), chart [${files.svg}](${files.svg}).` : ''}`,
     '',
     files ? `![stream capacity chart](${files.svg})\n` : '',
     '| streams | completed direct / ours | TTFC p50 direct / ours | added TTFC p50 | chunk transit p99 direct / ours | added per-chunk delay p50 / p99 | added lateness p50 / p99 | ours peak RSS MB (the fake, direct) | ours loop delay p99 / max ms |',
@@ -212,7 +218,7 @@ function chartOf(r: StreamsRecord): string {
   return renderBarChart(
     `Concurrent SSE streams through the gateway, ${r.startedAt.slice(0, 10)} (${r.git.sha})`,
     [
-      `${r.settings.chunks} chunks ${r.settings.intervalMs} ms apart per stream; direct = the same streams straight from the upstream fake.`,
+      `${r.settings.chunks} chunks ${r.settings.intervalMs} ms apart per stream; direct = the same streams straight from the upstream fake; ours: ${gatewaySettingsText(r.settings.gateway).replaceAll('**', '')}.`,
       `${r.machine.cores} cores ${r.machine.cpuModel}, Node ${r.machine.node}, load avg ${r.machine.loadAverage.start}; medians of ${r.settings.rounds} rounds.`,
     ],
     r.comparisons.flatMap((c) => [
