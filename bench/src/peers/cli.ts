@@ -31,7 +31,8 @@ export function parsePeerCli<T extends ParseArgsOptionsConfig>(options: T, usage
   }
   return {
     values,
-    cpuProfDir: common['cpu-prof'],
+    /** Node flags that profile our gateway into --cpu-prof's folder (none without it). */
+    cpuProfArgs: common['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${common['cpu-prof']}`] : [],
     gatewayNodeArgs: common['gateway-node-args'].split(' ').filter(Boolean),
     gatewayEnv: parseEnvPairs(common['gateway-env']),
     record: !common['no-record'],

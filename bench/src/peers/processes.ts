@@ -87,6 +87,22 @@ export async function startNodeService(opts: {
   return { name: opts.name, url, pid: child.pid, output, close: () => stop(child) };
 }
 
+/**
+ * Awaits a service's start; if it fails, closes the services already started
+ * (last first) before rethrowing, so a failed run leaves no child behind.
+ */
+export async function startOrClose<T>(
+  starting: Promise<T>,
+  started: Array<{ close(): Promise<void> }>,
+): Promise<T> {
+  try {
+    return await starting;
+  } catch (err) {
+    for (const service of [...started].reverse()) await service.close().catch(() => undefined);
+    throw err;
+  }
+}
+
 /** Forks a TypeScript entry of the bench (inherits tsx's loader) that reports `{ url }` over IPC. */
 export async function forkBenchChild<T extends { url: string }>(
   entry: string,

@@ -9,7 +9,7 @@ import { runLoad } from '../load/run-load';
 import { describeMachine, readGitInfo } from '../report/machine';
 import { benchPaymentEnv, seedActiveSubscription } from '../targets/payment';
 import { parseEnvPairs } from './cli';
-import { cpuMsOf, memoryMbOf, REPO_ROOT } from './processes';
+import { cpuMsOf, memoryMbOf, REPO_ROOT, startOrClose } from './processes';
 import { median, roundTo } from './record';
 import { startProductionService } from './services';
 
@@ -85,12 +85,13 @@ async function main(): Promise<number> {
         ...extraEnv,
       },
     });
-  const services = [{ label: 'payment', service: await start({}) }];
+  const service = await start({});
+  const services = [{ label: 'payment', service }];
   if (variantLabel)
-    services.push({ label: `payment with ${variantLabel}`, service: await start(variantEnv) });
-  const [main] = services;
-  if (!main) throw new Error('unreachable');
-  const service = main.service;
+    services.push({
+      label: `payment with ${variantLabel}`,
+      service: await startOrClose(start(variantEnv), [service]),
+    });
   try {
     const statusPath = `/api/v1/subscriptions/${userId}/${product.id}`;
     const first = await fetch(`${service.url}${statusPath}`, { headers: { 'x-api-key': API_KEY } });

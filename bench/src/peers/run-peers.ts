@@ -8,7 +8,7 @@ import type { LoadResult, LoadSpec } from '../load/types';
 import { describeMachine, type MachineInfo, readGitInfo } from '../report/machine';
 import { COLORS, renderBarChart } from '../report/svg';
 import { parseEnvPairs, parsePeerCli } from './cli';
-import { cpuMsOf, memoryMbOf, REPO_ROOT, type ServiceProcess } from './processes';
+import { cpuMsOf, memoryMbOf, REPO_ROOT, type ServiceProcess, startOrClose } from './processes';
 import { gatewaySettingsText, median, printOrRecord, round2, roundTo } from './record';
 import {
   type OurGateway,
@@ -217,7 +217,7 @@ function summarise(runs: PeerRun[]): Record<string, Summary> {
 }
 
 function parseCli() {
-  const { values, cpuProfDir, gatewayNodeArgs, gatewayEnv, record } = parsePeerCli(
+  const { values, cpuProfArgs, gatewayNodeArgs, gatewayEnv, record } = parsePeerCli(
     {
       'variant-env': { type: 'string', default: '' },
       rounds: { type: 'string', default: '3' },
@@ -237,7 +237,7 @@ function parseCli() {
       gateway: { nodeArgs: gatewayNodeArgs, env: gatewayEnv },
       ...(values['variant-env'] ? { variantEnv: parseEnvPairs(values['variant-env']) } : {}),
     },
-    cpuProfDir,
+    cpuProfArgs,
     gatewayNodeArgs,
     gatewayEnv,
     record,
@@ -359,39 +359,34 @@ function chartOf(r: PeersRecord): string {
 }
 
 async function main(): Promise<number> {
-  const { settings, cpuProfDir, gatewayNodeArgs, gatewayEnv, record: shouldRecord } = parseCli();
+  const { settings, cpuProfArgs, gatewayNodeArgs, gatewayEnv, record: shouldRecord } = parseCli();
   const databaseServerUrl = process.env.TEST_DATABASE_URL;
   const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
   if (!databaseServerUrl || !redisUrl) throw new Error('set TEST_DATABASE_URL and TEST_REDIS_URL\n' + USAGE);
   const loadAtStart = round2(os.loadavg()[0] ?? 0);
   const startedAt = new Date().toISOString();
   const upstream = await startUpstream({});
-  const ours = await startOurGateway(upstream, {
-    databaseServerUrl,
-    redisUrl,
-    nodeArgs: [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), ...gatewayNodeArgs],
-    env: gatewayEnv,
-  }).catch(async (err: unknown) => {
-    await upstream.close();
-    throw err;
-  });
-  const portkey = await startPortkey().catch(async (err: unknown) => {
-    await ours.close();
-    await upstream.close();
-    throw err;
-  });
+  const ours = await startOrClose(
+    startOurGateway(upstream, {
+      databaseServerUrl,
+      redisUrl,
+      nodeArgs: [...cpuProfArgs, ...gatewayNodeArgs],
+      env: gatewayEnv,
+    }),
+    [upstream],
+  );
+  const portkey = await startOrClose(startPortkey(), [upstream, ours]);
   const variantEnv = settings.variantEnv;
   const variant = variantEnv
-    ? await startOurGateway(upstream, {
-        databaseServerUrl,
-        redisUrl,
-        nodeArgs: gatewayNodeArgs,
-        env: { ...gatewayEnv, ...variantEnv },
-      }).catch(async (err: unknown) => {
-        await Promise.all([ours.close(), portkey.close()]);
-        await upstream.close();
-        throw err;
-      })
+    ? await startOrClose(
+        startOurGateway(upstream, {
+          databaseServerUrl,
+          redisUrl,
+          nodeArgs: gatewayNodeArgs,
+          env: { ...gatewayEnv, ...variantEnv },
+        }),
+        [upstream, ours, portkey],
+      )
     : undefined;
   const services = { upstream, portkey, ours, variant };
   const pids: Record<TargetName, number> = {

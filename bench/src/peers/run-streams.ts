@@ -8,7 +8,7 @@ import { runMain } from '../cli';
 import { describeMachine, type MachineInfo, readGitInfo } from '../report/machine';
 import { COLORS, renderBarChart } from '../report/svg';
 import { parsePeerCli } from './cli';
-import { memoryMbOf, sampleRss } from './processes';
+import { memoryMbOf, sampleRss, startOrClose } from './processes';
 import { gatewaySettingsText, median, printOrRecord, round2 } from './record';
 import {
   type OurGateway,
@@ -45,27 +45,24 @@ export type StreamRun = StreamClientResult & {
   eventLoopDelayMs: { p50: number; p99: number; max: number } | null;
 };
 
+/** Medians over rounds of one target's streams (ms), and the fewest completed. */
+type Side = {
+  ttfcP50: number;
+  ttfcP99: number;
+  latenessP50: number;
+  latenessP99: number;
+  transitP50: number;
+  transitP99: number;
+  completed: number;
+};
+
 type Comparison = {
   streams: number;
-  direct: {
-    ttfcP50: number;
-    ttfcP99: number;
-    latenessP50: number;
-    latenessP99: number;
-    transitP50: number;
-    transitP99: number;
-    completed: number;
+  direct: Side & {
     /** The upstream fake's peak RSS while serving the streams directly. */
     upstreamPeakRssMb: number;
   };
-  ours: {
-    ttfcP50: number;
-    ttfcP99: number;
-    latenessP50: number;
-    latenessP99: number;
-    transitP50: number;
-    transitP99: number;
-    completed: number;
+  ours: Side & {
     peakRssMb: number;
     loopDelayP99Ms: number;
     loopDelayMaxMs: number;
@@ -158,7 +155,7 @@ function specFor(
 function compare(runs: StreamRun[], n: number): Comparison {
   const of = (t: Target) => runs.filter((r) => r.streams === n && r.target === t);
   const med = (t: Target, f: (r: StreamRun) => number) => round2(median(of(t).map(f)));
-  const side = (t: Target) => ({
+  const side = (t: Target): Side => ({
     ttfcP50: med(t, (r) => r.ttfcMs.p50),
     ttfcP99: med(t, (r) => r.ttfcMs.p99),
     latenessP50: med(t, (r) => r.chunkLatenessMs.p50),
@@ -247,7 +244,7 @@ function chartOf(r: StreamsRecord): string {
 async function main(): Promise<number> {
   const {
     values,
-    cpuProfDir,
+    cpuProfArgs,
     gatewayNodeArgs,
     gatewayEnv,
     record: shouldRecord,
@@ -282,15 +279,15 @@ async function main(): Promise<number> {
   const startedAt = new Date().toISOString();
   const chunks = Array.from({ length: settings.chunks }, (_, i) => `c${String(i).padStart(2, '0')} `);
   const upstream = await startUpstream({ chunks, chunkDelayMs: settings.intervalMs, stampChunks: true });
-  const ours = await startOurGateway(upstream, {
-    databaseServerUrl,
-    redisUrl,
-    nodeArgs: [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), ...gatewayNodeArgs],
-    env: gatewayEnv,
-  }).catch(async (err: unknown) => {
-    await upstream.close();
-    throw err;
-  });
+  const ours = await startOrClose(
+    startOurGateway(upstream, {
+      databaseServerUrl,
+      redisUrl,
+      nodeArgs: [...cpuProfArgs, ...gatewayNodeArgs],
+      env: gatewayEnv,
+    }),
+    [upstream],
+  );
   const services = { upstream, ours };
   const runs: StreamRun[] = [];
   const problems: string[] = [];
