@@ -85,6 +85,7 @@ export function findSubscriptionsForProduct(
 }
 
 type StatusRow = {
+  ord: number;
   user_id: string;
   stripe_customer_id: string;
   email: string;
@@ -101,38 +102,63 @@ type StatusRow = {
 const toDate = (v: Date | string | null): Date | null =>
   v === null ? null : v instanceof Date ? v : new Date(v);
 
+/** One status read: a user and a product. */
+export type StatusKey = { userId: string; productId: string };
+
+/** The customer row and their stored subscriptions that have an item of the product, with those items. */
+export type CustomerWithSubscriptions = { customer: CustomerRecord; subscriptions: StoredSubscription[] };
+
 /**
- * The status read in one round trip: the customer row and, joined, their
- * subscriptions that have an item of the product with those items. null when
- * the user has no customer row. (Two Prisma reads plus Prisma's separate
- * query for the nested items were three round trips: bench finding 5.)
+ * Status reads in one statement and one round trip, however many: for each
+ * key (in order), the customer row and, joined, their subscriptions that have
+ * an item of the key's product with those items; null where the user has no
+ * customer row. One key is the single read; the status reader sends the reads
+ * that arrive together as one batch (get-status.ts). Before: two Prisma reads
+ * plus Prisma's separate query for the nested items, three round trips per
+ * read (bench finding 5).
  */
-export async function findCustomerWithSubscriptionsForProduct(
+export async function findCustomersWithSubscriptionsForProducts(
   prisma: PrismaClient,
-  userId: string,
-  productId: string,
-): Promise<{ customer: CustomerRecord; subscriptions: StoredSubscription[] } | null> {
+  keys: readonly StatusKey[],
+): Promise<Array<CustomerWithSubscriptions | null>> {
+  const userIds = keys.map((k) => k.userId);
+  const productIds = keys.map((k) => k.productId);
   const rows = await prisma.$queryRaw<StatusRow[]>`
-    SELECT c.user_id, c.stripe_customer_id, c.email, c.subscriptions_synced_at,
-           s.id AS sub_id, s.status, s.current_period_end AS sub_period_end,
-           s.stripe_created_at, s.synced_at,
-           i.product_id, i.current_period_end AS item_period_end
-    FROM customers c
-    LEFT JOIN (subscriptions s JOIN subscription_items i ON i.subscription_id = s.id AND i.product_id = ${productId})
-      ON s.user_id = c.user_id
-    WHERE c.user_id = ${userId}`;
-  const first = rows[0];
-  if (!first) return null;
-  const customer: CustomerRecord = {
-    userId: first.user_id,
-    stripeCustomerId: first.stripe_customer_id,
-    email: first.email,
-    subscriptionsSyncedAt: toDate(first.subscriptions_synced_at),
-  };
-  const byId = new Map<string, StoredSubscription>();
+    SELECT k.ord::int AS ord, c.user_id, c.stripe_customer_id, c.email, c.subscriptions_synced_at,
+           x.sub_id, x.status, x.sub_period_end, x.stripe_created_at, x.synced_at,
+           x.product_id, x.item_period_end
+    FROM unnest(${userIds}::text[], ${productIds}::text[]) WITH ORDINALITY AS k(user_id, product_id, ord)
+    JOIN customers c ON c.user_id = k.user_id
+    LEFT JOIN LATERAL (
+      SELECT s.id AS sub_id, s.status, s.current_period_end AS sub_period_end,
+             s.stripe_created_at, s.synced_at,
+             i.product_id, i.current_period_end AS item_period_end
+      FROM subscriptions s
+      JOIN subscription_items i ON i.subscription_id = s.id AND i.product_id = k.product_id
+      WHERE s.user_id = c.user_id
+    ) x ON true`;
+  const found: Array<(CustomerWithSubscriptions & { byId: Map<string, StoredSubscription> }) | null> =
+    keys.map(() => null);
   for (const row of rows) {
+    // ord is 1-based, in the order of `keys`.
+    const index = Number(row.ord) - 1;
+    let entry = found[index];
+    if (entry === undefined) continue;
+    if (entry === null) {
+      entry = {
+        customer: {
+          userId: row.user_id,
+          stripeCustomerId: row.stripe_customer_id,
+          email: row.email,
+          subscriptionsSyncedAt: toDate(row.subscriptions_synced_at),
+        },
+        subscriptions: [],
+        byId: new Map(),
+      };
+      found[index] = entry;
+    }
     if (row.sub_id === null || row.product_id === null) continue;
-    let sub = byId.get(row.sub_id);
+    let sub = entry.byId.get(row.sub_id);
     if (!sub) {
       sub = {
         id: row.sub_id,
@@ -142,9 +168,10 @@ export async function findCustomerWithSubscriptionsForProduct(
         syncedAt: toDate(row.synced_at) ?? new Date(0),
         items: [],
       };
-      byId.set(row.sub_id, sub);
+      entry.byId.set(row.sub_id, sub);
+      entry.subscriptions.push(sub);
     }
     sub.items.push({ productId: row.product_id, currentPeriodEnd: toDate(row.item_period_end) });
   }
-  return { customer, subscriptions: [...byId.values()] };
+  return found.map((entry) => entry && { customer: entry.customer, subscriptions: entry.subscriptions });
 }
