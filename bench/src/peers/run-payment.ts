@@ -25,6 +25,9 @@ const USAGE = `Usage: npm run payment-prod -w @platform/bench -- [options]
   --cpu-prof <dir>   run payment under node --cpu-prof
   --variant-env "NAME=value ..."  also run a second payment process with these added to its
                      environment (e.g. WORKERS=1), alternating with the default one
+  --variant-script <path>  run the second process from this built entry instead (e.g. an
+                     earlier commit's dist copied to apps/payment/dist-before/main.js):
+                     two builds in the same alternating rounds
 Needs TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_REDIS_URL) and a built apps/payment/dist.`;
 
 const PAYMENT_DIST = path.join(REPO_ROOT, 'apps', 'payment', 'dist', 'main.js');
@@ -38,6 +41,7 @@ async function main(): Promise<number> {
       duration: { type: 'string', default: '4' },
       'cpu-prof': { type: 'string' },
       'variant-env': { type: 'string', default: '' },
+      'variant-script': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -67,13 +71,17 @@ async function main(): Promise<number> {
   await prisma.$disconnect();
 
   const variantEnv = parseEnvPairs(values['variant-env']);
-  const variantLabel = Object.entries(variantEnv)
-    .map(([k, v]) => `${k}=${v}`)
+  const variantScript = values['variant-script'] ? path.resolve(values['variant-script']) : null;
+  const variantLabel = [
+    variantScript ? path.relative(REPO_ROOT, variantScript) : '',
+    ...Object.entries(variantEnv).map(([k, v]) => `${k}=${v}`),
+  ]
+    .filter(Boolean)
     .join(' ');
-  const start = (extraEnv: Record<string, string>) =>
+  const start = (extraEnv: Record<string, string>, script = PAYMENT_DIST) =>
     startProductionService({
       name: 'payment',
-      script: PAYMENT_DIST,
+      script,
       nodeArgs: values['cpu-prof']
         ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`]
         : [],
@@ -90,7 +98,7 @@ async function main(): Promise<number> {
   if (variantLabel)
     services.push({
       label: `payment with ${variantLabel}`,
-      service: await startOrClose(start(variantEnv), [service]),
+      service: await startOrClose(start(variantEnv, variantScript ?? PAYMENT_DIST), [service]),
     });
   try {
     const statusPath = `/api/v1/subscriptions/${userId}/${product.id}`;
