@@ -32,6 +32,9 @@ const USAGE = `Usage: npm run peers -w @platform/bench -- [options]
   --gateway-env "NAME=value ..."  added to our gateway's environment (e.g. WORKERS=1)
   --variant-env "NAME=value ..."  also run a second instance of ours with these added (e.g.
                      WORKERS=1), measured in the same alternating rounds as "ours (variant)"
+  --variant-script <path>  run the second instance from this built entry instead (e.g. the
+                     commit before, its apps/gateway/dist copied to apps/gateway/dist-before):
+                     two builds in the same alternating rounds
   --no-record        print only
 Needs TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_REDIS_URL) and a built apps/gateway/dist.`;
 
@@ -68,6 +71,8 @@ export type PeersRecord = {
     gateway?: { nodeArgs: string[]; env: Record<string, string> };
     /** A second instance of ours, with this added to its environment, in the same rounds. */
     variantEnv?: Record<string, string>;
+    /** The second instance runs this built entry (repository-relative) instead of apps/gateway/dist/main.js. */
+    variantScript?: string;
   };
   versions: { portkey: string };
   /** Full responses of one request each, before the load: statuses and what went wrong. */
@@ -220,6 +225,7 @@ function parseCli() {
   const { values, cpuProfArgs, gatewayNodeArgs, gatewayEnv, record } = parsePeerCli(
     {
       'variant-env': { type: 'string', default: '' },
+      'variant-script': { type: 'string' },
       rounds: { type: 'string', default: '3' },
       duration: { type: 'string', default: '4' },
       warmup: { type: 'string', default: '1' },
@@ -236,6 +242,9 @@ function parseCli() {
       /** What was added to ours' production command line and environment (none in a recorded default run). */
       gateway: { nodeArgs: gatewayNodeArgs, env: gatewayEnv },
       ...(values['variant-env'] ? { variantEnv: parseEnvPairs(values['variant-env']) } : {}),
+      ...(values['variant-script']
+        ? { variantScript: path.relative(REPO_ROOT, path.resolve(values['variant-script'])) }
+        : {}),
     },
     cpuProfArgs,
     gatewayNodeArgs,
@@ -253,9 +262,9 @@ function markdownOf(r: PeersRecord, files: { json: string; svg: string } | null)
       : `| ${label} | – | – | – | – | – |`;
   };
   const pk = r.ratios.sequentialAddedMsPortkey;
-  const variantLabel = r.settings.variantEnv ? `ours with ${envText(r.settings.variantEnv)}` : '';
+  const variantLabel = variantLabelOf(r.settings);
   const variantRow = (what: string) =>
-    r.settings.variantEnv ? [row(`variant ${what}`, `${variantLabel}, ${what.replace(' ', ', ')}`)] : [];
+    variantLabel ? [row(`variant ${what}`, `${variantLabel}, ${what.replace(' ', ', ')}`)] : [];
   const lines = [
     `## Peers: ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${r.git.sha}${r.git.dirtyFiles.length ? ` + ${r.git.dirtyFiles.length} uncommitted files` : ''}`,
     '',
@@ -279,7 +288,7 @@ function markdownOf(r: PeersRecord, files: { json: string; svg: string } | null)
     ...variantRow('stream loaded'),
     row('ours health loaded', 'ours, GET /health, loaded'),
     '',
-    `Ratios: loaded req/s ours/Portkey **${r.ratios.loadedReqPerSecOursOverPortkey ?? '–'}** (target ≥ 3)${r.settings.variantEnv ? ` (${variantLabel}: ${r.ratios.loadedReqPerSecVariantOverPortkey ?? '–'})` : ''}, ours/direct ${r.ratios.loadedReqPerSecOursOverDirect}. Sequential added latency over direct: ours p50 **+${r.ratios.sequentialAddedMsOurs.p50}** ms / p99 **+${r.ratios.sequentialAddedMsOurs.p99}** ms (targets ≤ 0.3 / ≤ 2)${pk ? `, Portkey +${pk.p50} / +${pk.p99}` : ''}.`,
+    `Ratios: loaded req/s ours/Portkey **${r.ratios.loadedReqPerSecOursOverPortkey ?? '–'}** (target ≥ 3)${variantLabel ? ` (${variantLabel}: ${r.ratios.loadedReqPerSecVariantOverPortkey ?? '–'})` : ''}, ours/direct ${r.ratios.loadedReqPerSecOursOverDirect}. Sequential added latency over direct: ours p50 **+${r.ratios.sequentialAddedMsOurs.p50}** ms / p99 **+${r.ratios.sequentialAddedMsOurs.p99}** ms (targets ≤ 0.3 / ≤ 2)${pk ? `, Portkey +${pk.p50} / +${pk.p99}` : ''}.`,
     `Ours: ${r.ours.logLinesPerRequest} log lines per chat request (approx.; /health is not logged), ${r.ours.errorLines} error lines, peak RSS ${r.ours.peakRssMb} MB${r.ours.variantPeakRssMb !== undefined ? ` (${variantLabel}: ${r.ours.variantPeakRssMb} MB)` : ''}${r.portkey ? `; Portkey peak RSS ${r.portkey.peakRssMb} MB` : ''}.`,
     `Preflight: ${Object.entries(r.preflight)
       .map(
@@ -306,7 +315,7 @@ function chartOf(r: PeersRecord): string {
               ? 'Portkey'
               : t === 'ours'
                 ? 'ours'
-                : `ours, ${envText(r.settings.variantEnv ?? {})}`,
+                : variantLabelOf(r.settings),
         value: s(`${t} ${kind} ${mode}`)?.[field] ?? 0,
         color: COLORS[t],
       }));
@@ -331,7 +340,7 @@ function chartOf(r: PeersRecord): string {
           .filter((t) => s(`${t} chat sequential`))
           .flatMap((t) =>
             (['p50', 'p99'] as const).map((p) => ({
-              label: `${t === 'ours' ? 'ours' : t === 'portkey' ? 'Portkey' : `ours, ${envText(r.settings.variantEnv ?? {})}`} ${p}`,
+              label: `${t === 'ours' ? 'ours' : t === 'portkey' ? 'Portkey' : variantLabelOf(r.settings)} ${p}`,
               value: round2(added(t, p)),
               color: COLORS[t],
             })),
@@ -376,14 +385,14 @@ async function main(): Promise<number> {
     [upstream],
   );
   const portkey = await startOrClose(startPortkey(), [upstream, ours]);
-  const variantEnv = settings.variantEnv;
-  const variant = variantEnv
+  const variant = variantLabelOf(settings)
     ? await startOrClose(
         startOurGateway(upstream, {
           databaseServerUrl,
           redisUrl,
           nodeArgs: gatewayNodeArgs,
-          env: { ...gatewayEnv, ...variantEnv },
+          env: { ...gatewayEnv, ...settings.variantEnv },
+          ...(settings.variantScript ? { script: path.join(REPO_ROOT, settings.variantScript) } : {}),
         }),
         [upstream, ours, portkey],
       )
@@ -551,6 +560,15 @@ async function serverVersion(ours: OurGateway): Promise<string | null> {
     .query<{ server_version: string }>('SHOW server_version')
     .catch(() => [] as { server_version: string }[]);
   return row?.server_version ?? null;
+}
+
+/** How the second instance of ours differs ('' when there is none), e.g. "ours with WORKERS=1". */
+function variantLabelOf(settings: PeersRecord['settings']): string {
+  const parts = [
+    settings.variantScript ? `from ${settings.variantScript}` : '',
+    settings.variantEnv ? `with ${envText(settings.variantEnv)}` : '',
+  ].filter(Boolean);
+  return parts.length ? `ours ${parts.join(' ')}` : '';
 }
 
 function envText(env: Record<string, string>): string {

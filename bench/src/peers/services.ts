@@ -100,7 +100,14 @@ const GATEWAY_DIST = path.join(REPO_ROOT, 'apps', 'gateway', 'dist', 'main.js');
  */
 export async function startOurGateway(
   upstream: Upstream,
-  opts: { databaseServerUrl: string; redisUrl: string; nodeArgs?: string[]; env?: Record<string, string> },
+  opts: {
+    databaseServerUrl: string;
+    redisUrl: string;
+    nodeArgs?: string[];
+    env?: Record<string, string>;
+    /** A built entry other than apps/gateway/dist/main.js, e.g. an earlier commit's build. */
+    script?: string;
+  },
 ): Promise<OurGateway> {
   const database = await createTestDatabase({
     migrationsDir: GATEWAY_MIGRATIONS_DIR,
@@ -121,7 +128,7 @@ export async function startOurGateway(
   const providers = ['openrouter', 'groq', 'cerebras', 'google', 'openai', 'elevenlabs'];
   const service = await startProductionService({
     name: 'ours',
-    script: GATEWAY_DIST,
+    script: opts.script ?? GATEWAY_DIST,
     nodeArgs: opts.nodeArgs,
     databaseUrl: database.url,
     redisUrl: opts.redisUrl,
