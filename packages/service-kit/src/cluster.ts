@@ -35,35 +35,6 @@ export function planProcesses(env: Record<string, string | undefined>): ProcessP
   return workers <= 1 ? { mode: 'single' } : { mode: 'cluster', workers };
 }
 
-const MB = 1024 * 1024;
-
-/**
- * The old-space limit (MB) each worker gets when the container limits memory,
- * or undefined to leave Node's own. Node sizes every process's heap from the
- * container's memory limit as if it ran alone there (measured: 560 MB of heap
- * under a 1 GiB limit, 259 MB under 512 MiB), so N workers would together plan
- * for N times the pod. Each worker gets half of its share of the limit instead,
- * the ratio Node itself uses, and V8 collects garbage before the pod runs out
- * rather than the kernel killing a worker mid-stream. Nothing changes without
- * a limit (the constraint is not below the machine's memory), or when the
- * operator sets --max-old-space-size (command line or NODE_OPTIONS).
- */
-export function workerHeapLimitMb(opts: {
-  workers: number;
-  /** process.constrainedMemory(): the cgroup limit, or a huge number or 0 without one. */
-  constrainedBytes: number;
-  totalBytes: number;
-  execArgv: readonly string[];
-  nodeOptions: string | undefined;
-}): number | undefined {
-  const set = [...opts.execArgv, ...(opts.nodeOptions ?? '').split(/\s+/)].some((arg) =>
-    /^--max[-_]old[-_]space[-_]size(=|$)/.test(arg),
-  );
-  if (set) return undefined;
-  if (!(opts.constrainedBytes > 0 && opts.constrainedBytes < opts.totalBytes)) return undefined;
-  return Math.max(64, Math.floor(opts.constrainedBytes / MB / opts.workers / 2));
-}
-
 export type ClusterOptions = {
   service: string;
   /** Loads and runs the server (in a worker, or as the single process); `await import('./server')`. */
@@ -122,24 +93,15 @@ export function runCluster(opts: ClusterOptions): void {
     startService(opts.service, opts.run);
     return;
   }
-  runPrimary(opts.service, plan.workers, log, env.NODE_OPTIONS);
+  runPrimary(opts.service, plan.workers, log);
 }
 
 type Log = ReturnType<typeof primaryLogger>;
 
 type WorkerState = { forkedAt: number; listening: boolean; startFailure?: string };
 
-function runPrimary(service: string, count: number, log: Log, nodeOptions: string | undefined): void {
+function runPrimary(service: string, count: number, log: Log): void {
   serveClusterMetrics();
-  const heapLimitMb = workerHeapLimitMb({
-    workers: count,
-    constrainedBytes: process.constrainedMemory(),
-    totalBytes: os.totalmem(),
-    execArgv: process.execArgv,
-    nodeOptions,
-  });
-  if (heapLimitMb !== undefined)
-    cluster.setupPrimary({ execArgv: [...process.execArgv, `--max-old-space-size=${heapLimitMb}`] });
   const states = new Map<Worker, WorkerState>();
   let everListened = false;
   let initialFailures = 0;
@@ -243,10 +205,6 @@ function runPrimary(service: string, count: number, log: Log, nodeOptions: strin
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 
-  log(
-    'info',
-    { workers: count, ...(heapLimitMb !== undefined ? { worker_heap_limit_mb: heapLimitMb } : {}) },
-    'starting workers',
-  );
+  log('info', { workers: count }, 'starting workers');
   for (let i = 0; i < count; i++) fork();
 }

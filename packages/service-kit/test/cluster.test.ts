@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { planProcesses, workerHeapLimitMb } from '../src/cluster';
+import { planProcesses } from '../src/cluster';
 import { parseWorkers } from '../src/workers';
 
 const external = { DATABASE_URL: 'postgresql://db/x', REDIS_URL: 'redis://r/0' };
@@ -40,34 +40,5 @@ describe('planProcesses', () => {
     expect(() => planProcesses({ ...external, WORKERS: '0' })).toThrow(
       'WORKERS must be "auto" or a positive integer',
     );
-  });
-});
-
-describe('workerHeapLimitMb', () => {
-  const GiB = 1024 ** 3;
-  const machine = { totalBytes: 24 * GiB, execArgv: [] as string[], nodeOptions: undefined };
-
-  it('gives each worker half of its share of a container memory limit', () => {
-    expect(workerHeapLimitMb({ ...machine, workers: 2, constrainedBytes: GiB })).toBe(256);
-    expect(workerHeapLimitMb({ ...machine, workers: 4, constrainedBytes: 2 * GiB })).toBe(256);
-    expect(workerHeapLimitMb({ ...machine, workers: 3, constrainedBytes: 1.5 * GiB })).toBe(256);
-    // Never below 64 MB, however many workers a small pod is given.
-    expect(workerHeapLimitMb({ ...machine, workers: 16, constrainedBytes: GiB })).toBe(64);
-  });
-
-  it("leaves Node's own limit without a container limit", () => {
-    // What process.constrainedMemory() reports outside a memory cgroup (cgroup v1 and v2), or 0.
-    for (const constrainedBytes of [2 ** 63 - 1, 17592186044416 * 1024 * 1024, 0, 24 * GiB, 64 * GiB])
-      expect(workerHeapLimitMb({ ...machine, workers: 2, constrainedBytes })).toBeUndefined();
-  });
-
-  it("leaves the operator's --max-old-space-size alone", () => {
-    const limited = { ...machine, workers: 2, constrainedBytes: GiB };
-    expect(workerHeapLimitMb({ ...limited, execArgv: ['--max-old-space-size=900'] })).toBeUndefined();
-    expect(
-      workerHeapLimitMb({ ...limited, nodeOptions: '--enable-source-maps --max-old-space-size=900' }),
-    ).toBeUndefined();
-    expect(workerHeapLimitMb({ ...limited, nodeOptions: '--max_old_space_size 900' })).toBeUndefined();
-    expect(workerHeapLimitMb({ ...limited, execArgv: ['--max-semi-space-size=8'] })).toBe(256);
   });
 });
