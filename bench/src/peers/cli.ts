@@ -49,3 +49,15 @@ export function parseEnvPairs(text: string): Record<string, string> {
   }
   return env;
 }
+
+/**
+ * The Postgres server and Redis the peer scenarios give our gateway:
+ * TEST_DATABASE_URL, and BENCH_REDIS_URL or TEST_REDIS_URL; without them the
+ * scenario stops with its usage.
+ */
+export function peerStores(usage: string): { databaseServerUrl: string; redisUrl: string } {
+  const databaseServerUrl = process.env.TEST_DATABASE_URL;
+  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
+  if (!databaseServerUrl || !redisUrl) throw new Error(`set TEST_DATABASE_URL and TEST_REDIS_URL\n${usage}`);
+  return { databaseServerUrl, redisUrl };
+}

@@ -7,7 +7,7 @@ import { runLoad } from '../load/run-load';
 import type { LoadResult, LoadSpec } from '../load/types';
 import { describeMachine, type MachineInfo, readGitInfo } from '../report/machine';
 import { COLORS, renderBarChart } from '../report/svg';
-import { parseEnvPairs, parsePeerCli } from './cli';
+import { parseEnvPairs, parsePeerCli, peerStores } from './cli';
 import { cpuMsOf, memoryMbOf, REPO_ROOT, type ServiceProcess, startOrClose } from './processes';
 import { gatewaySettingsText, median, printOrRecord, round2, roundTo } from './record';
 import {
@@ -369,9 +369,7 @@ function chartOf(r: PeersRecord): string {
 
 async function main(): Promise<number> {
   const { settings, cpuProfArgs, gatewayNodeArgs, gatewayEnv, record: shouldRecord } = parseCli();
-  const databaseServerUrl = process.env.TEST_DATABASE_URL;
-  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
-  if (!databaseServerUrl || !redisUrl) throw new Error('set TEST_DATABASE_URL and TEST_REDIS_URL\n' + USAGE);
+  const { databaseServerUrl, redisUrl } = peerStores(USAGE);
   const loadAtStart = round2(os.loadavg()[0] ?? 0);
   const startedAt = new Date().toISOString();
   const upstream = await startUpstream({});

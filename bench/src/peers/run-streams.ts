@@ -7,7 +7,7 @@ import { parsePrometheusText } from '@platform/testing';
 import { runMain } from '../cli';
 import { describeMachine, type MachineInfo, readGitInfo } from '../report/machine';
 import { COLORS, renderBarChart } from '../report/svg';
-import { parsePeerCli } from './cli';
+import { parsePeerCli, peerStores } from './cli';
 import { memoryMbOf, sampleRss, startOrClose } from './processes';
 import { gatewaySettingsText, median, printOrRecord, round2 } from './record';
 import {
@@ -265,9 +265,7 @@ async function main(): Promise<number> {
     /** What was added to ours' production command line and environment (none in a recorded default run). */
     gateway: { nodeArgs: gatewayNodeArgs, env: gatewayEnv },
   };
-  const databaseServerUrl = process.env.TEST_DATABASE_URL;
-  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
-  if (!databaseServerUrl || !redisUrl) throw new Error(`set TEST_DATABASE_URL and TEST_REDIS_URL\n${USAGE}`);
+  const { databaseServerUrl, redisUrl } = peerStores(USAGE);
   // Each process holds one socket per stream (the gateway two), plus its own files.
   const fdLimit = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
   const needed = 2 * Math.max(...settings.streams) + 200;

@@ -137,8 +137,9 @@ export async function findCustomersWithSubscriptionsForProducts(
       JOIN subscription_items i ON i.subscription_id = s.id AND i.product_id = k.product_id
       WHERE s.user_id = c.user_id
     ) x ON true`;
-  const found: Array<(CustomerWithSubscriptions & { byId: Map<string, StoredSubscription> }) | null> =
-    keys.map(() => null);
+  const found: Array<CustomerWithSubscriptions | null> = keys.map(() => null);
+  // A subscription's rows (one per item of the product), per key: `${index} ${sub_id}`.
+  const subscriptions = new Map<string, StoredSubscription>();
   for (const row of rows) {
     // ord is 1-based, in the order of `keys`.
     const index = Number(row.ord) - 1;
@@ -153,12 +154,12 @@ export async function findCustomersWithSubscriptionsForProducts(
           subscriptionsSyncedAt: toDate(row.subscriptions_synced_at),
         },
         subscriptions: [],
-        byId: new Map(),
       };
       found[index] = entry;
     }
     if (row.sub_id === null || row.product_id === null) continue;
-    let sub = entry.byId.get(row.sub_id);
+    const subKey = `${index} ${row.sub_id}`;
+    let sub = subscriptions.get(subKey);
     if (!sub) {
       sub = {
         id: row.sub_id,
@@ -168,10 +169,10 @@ export async function findCustomersWithSubscriptionsForProducts(
         syncedAt: toDate(row.synced_at) ?? new Date(0),
         items: [],
       };
-      entry.byId.set(row.sub_id, sub);
+      subscriptions.set(subKey, sub);
       entry.subscriptions.push(sub);
     }
     sub.items.push({ productId: row.product_id, currentPeriodEnd: toDate(row.item_period_end) });
   }
-  return found.map((entry) => entry && { customer: entry.customer, subscriptions: entry.subscriptions });
+  return found;
 }
