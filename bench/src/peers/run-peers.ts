@@ -34,7 +34,8 @@ const USAGE = `Usage: npm run peers -w @platform/bench -- [options]
                      WORKERS=1), measured in the same alternating rounds as "ours (variant)"
   --variant-script <path>  run the second instance from this built entry instead (e.g. the
                      commit before, its apps/gateway/dist copied to apps/gateway/dist-before):
-                     two builds in the same alternating rounds
+                     two builds in the same alternating rounds; src/peers/floor-relay.js runs
+                     the floor of a Node relay (no auth, limits, parsing or logs) instead
   --no-record        print only
 Needs TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_REDIS_URL) and a built apps/gateway/dist.`;
 
@@ -562,6 +563,8 @@ async function serverVersion(ours: OurGateway): Promise<string | null> {
 
 /** How the second instance of ours differs ('' when there is none), e.g. "ours with WORKERS=1". */
 function variantLabelOf(settings: PeersRecord['settings']): string {
+  // The floor relay is not ours: a bare Node relay for reference (see floor-relay.js).
+  if (settings.variantScript?.endsWith('floor-relay.js')) return 'Node floor (bare relay, floor-relay.js)';
   const parts = [
     settings.variantScript ? `from ${settings.variantScript}` : '',
     settings.variantEnv ? `with ${envText(settings.variantEnv)}` : '',

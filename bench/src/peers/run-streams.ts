@@ -30,18 +30,25 @@ const USAGE = `Usage: npm run streams -w @platform/bench -- [options]
   --cpu-prof <dir>   run our gateway under node --cpu-prof
   --gateway-node-args "<flags>"  extra node flags for our gateway (e.g. --max-semi-space-size=4)
   --gateway-env "NAME=value ..."  added to our gateway's environment (e.g. WORKERS=1)
+  --gateway-script <path>  run another build of ours instead of apps/gateway/dist/main.js
+                     (e.g. ../apps/gateway/dist-before/main.js, an earlier commit's build)
+  --floor            also run the floor of a Node relay (src/peers/floor-relay.js: no auth,
+                     limits, parsing or logs; one process) in the same alternating rounds
   --no-record        print only
 Needs TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_REDIS_URL) and a built apps/gateway/dist.
 The client holds 'streams' sockets: ulimit -n must allow it (checked).`;
 
-type Target = 'direct' | 'ours';
+type Target = 'direct' | 'ours' | 'floor';
+
+/** The bare Node relay (bench only): what any Node gateway pays for the same streams. */
+const FLOOR_RELAY = path.join(__dirname, 'floor-relay.js');
 
 export type StreamRun = StreamClientResult & {
   round: number;
   target: Target;
-  /** Highest RSS sampled every 50 ms during the run, MB: ours, or for direct the upstream fake's (a bare Node server holding the same streams). */
+  /** Highest RSS sampled every 50 ms during the run, MB: ours (or the floor relay's), or for direct the upstream fake's (a bare Node server holding the same streams). */
   peakRssMb: number;
-  /** Ours only: event-loop delay during the run from its /metrics (prom-client, reset at each scrape), ms. */
+  /** Ours and the floor: event-loop delay during the run from its /metrics (prom-client, reset at each scrape), ms. */
   eventLoopDelayMs: { p50: number; p99: number; max: number } | null;
 };
 
@@ -66,6 +73,13 @@ type Comparison = {
     peakRssMb: number;
     loopDelayP99Ms: number;
     loopDelayMaxMs: number;
+  };
+  /** With --floor: the bare Node relay, and what it added over direct (same fields as `added`). */
+  floor?: Side & {
+    peakRssMb: number;
+    loopDelayP99Ms: number;
+    loopDelayMaxMs: number;
+    added: { ttfcP50: number; chunkDelayP50: number; chunkDelayP99: number };
   };
   /**
    * Ours minus direct, medians over rounds. chunkDelay: each chunk's transit
@@ -93,10 +107,14 @@ export type StreamsRecord = {
     intervalMs: number;
     rounds: number;
     gateway?: { nodeArgs: string[]; env: Record<string, string> };
+    gatewayScript?: string;
+    floor?: boolean;
   };
   runs: StreamRun[];
   comparisons: Comparison[];
   ours: { idleRssMb: number; peakRssMbProcess: number; errorLines: number };
+  /** With --floor: the floor relay's RSS after the warm-up. */
+  floor?: { idleRssMb: number };
   problems: string[];
 };
 
@@ -132,10 +150,12 @@ const MESSAGES = [{ role: 'user', content: 'Stream to the benchmark.' }];
 function specFor(
   target: Target,
   n: number,
-  s: { upstream: Upstream; ours: OurGateway },
+  s: { upstream: Upstream; ours: OurGateway; floor?: OurGateway },
   chunks: number,
   intervalMs: number,
 ): StreamClientSpec {
+  const gateway = target === 'floor' ? s.floor : s.ours;
+  if (!gateway) throw new Error('the floor relay is not running');
   const common = { streams: n, expectChunks: chunks, chunkIntervalMs: intervalMs, timeoutMs: 60_000 };
   return target === 'direct'
     ? {
@@ -146,8 +166,8 @@ function specFor(
       }
     : {
         ...common,
-        url: `${s.ours.url}/api/v1/ai/chat/stream`,
-        headers: { 'content-type': 'application/json', 'x-api-key': s.ours.apiKey },
+        url: `${gateway.url}/api/v1/ai/chat/stream`,
+        headers: { 'content-type': 'application/json', 'x-api-key': gateway.apiKey },
         body: JSON.stringify({ lane: 'free', project_id: 'bench', messages: MESSAGES }),
       };
 }
@@ -174,10 +194,29 @@ function compare(runs: StreamRun[], n: number): Comparison {
     loopDelayP99Ms: med('ours', (r) => r.eventLoopDelayMs?.p99 ?? 0),
     loopDelayMaxMs: Math.max(...of('ours').map((r) => r.eventLoopDelayMs?.max ?? 0)),
   };
+  const floorSide = (): Comparison['floor'] => {
+    if (of('floor').length === 0) return undefined;
+    const f = {
+      ...side('floor'),
+      peakRssMb: Math.max(...of('floor').map((r) => r.peakRssMb ?? 0)),
+      loopDelayP99Ms: med('floor', (r) => r.eventLoopDelayMs?.p99 ?? 0),
+      loopDelayMaxMs: Math.max(...of('floor').map((r) => r.eventLoopDelayMs?.max ?? 0)),
+    };
+    return {
+      ...f,
+      added: {
+        ttfcP50: round2(f.ttfcP50 - direct.ttfcP50),
+        chunkDelayP50: round2(f.transitP50 - direct.transitP50),
+        chunkDelayP99: round2(f.transitP99 - direct.transitP99),
+      },
+    };
+  };
+  const floor = floorSide();
   return {
     streams: n,
     direct,
     ours,
+    ...(floor ? { floor } : {}),
     added: {
       ttfcP50: round2(ours.ttfcP50 - direct.ttfcP50),
       chunkDelayP50: round2(ours.transitP50 - direct.transitP50),
@@ -194,7 +233,7 @@ function markdownOf(r: StreamsRecord, files: { json: string; svg: string } | nul
     `## Stream capacity: ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${r.git.sha}${r.git.dirtyFiles.length ? ` + ${r.git.dirtyFiles.length} uncommitted files` : ''}`,
     '',
     `Node ${m.node}, ${m.cpuModel}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}; Postgres ${m.postgres.version}, Redis real; load average ${m.loadAverage.start} -> ${m.loadAverage.end}.`,
-    `N streams opened at once by an undici client in its own process; the OpenAI fake (own process) sends ${r.settings.chunks} content chunks ${r.settings.intervalMs} ms apart; ours = \`node ${PRODUCTION_NODE_ARGS.join(' ')} apps/gateway/dist/main.js\` (the Dockerfile's flags), \`NODE_ENV=production\`, ${gatewaySettingsText(r.settings.gateway)}, Postgres, Redis, API key, limits and usage on. ${r.settings.rounds} alternating rounds, medians. TTFC = request start to first content chunk; chunk transit = arrival − the moment the upstream wrote the chunk (its monotonic-clock stamp), so "added per-chunk delay" is what each chunk gained through the gateway; chunk lateness = arrival − start − k × ${r.settings.intervalMs} ms for chunk k (it also carries the time to open the stream); "added" = ours − direct. Loop delay from ours' /metrics (prom-client), RSS sampled every 50 ms.${files ? ` Files: [${files.json}](${files.json}), chart [${files.svg}](${files.svg}).` : ''}`,
+    `N streams opened at once by an undici client in its own process; the OpenAI fake (own process) sends ${r.settings.chunks} content chunks ${r.settings.intervalMs} ms apart; ours = \`node ${PRODUCTION_NODE_ARGS.join(' ')} ${r.settings.gatewayScript ? path.relative(process.cwd(), r.settings.gatewayScript) : 'apps/gateway/dist/main.js'}\` (the Dockerfile's flags), \`NODE_ENV=production\`, ${gatewaySettingsText(r.settings.gateway)}, Postgres, Redis, API key, limits and usage on. ${r.settings.rounds} alternating rounds, medians. TTFC = request start to first content chunk; chunk transit = arrival − the moment the upstream wrote the chunk (its monotonic-clock stamp), so "added per-chunk delay" is what each chunk gained through the gateway; chunk lateness = arrival − start − k × ${r.settings.intervalMs} ms for chunk k (it also carries the time to open the stream); "added" = ours − direct. Loop delay from ours' /metrics (prom-client), RSS sampled every 50 ms.${files ? ` Files: [${files.json}](${files.json}), chart [${files.svg}](${files.svg}).` : ''}`,
     '',
     files ? `![stream capacity chart](${files.svg})\n` : '',
     '| streams | completed direct / ours | TTFC p50 direct / ours | added TTFC p50 | chunk transit p99 direct / ours | added per-chunk delay p50 / p99 | added lateness p50 / p99 | ours peak RSS MB (the fake, direct) | ours loop delay p99 / max ms |',
@@ -204,11 +243,29 @@ function markdownOf(r: StreamsRecord, files: { json: string; svg: string } | nul
         `| ${c.streams} | ${c.direct.completed} / ${c.ours.completed} | ${c.direct.ttfcP50} / ${c.ours.ttfcP50} | **${c.added.ttfcP50}** | ${c.direct.transitP99} / ${c.ours.transitP99} | ${c.added.chunkDelayP50} / **${c.added.chunkDelayP99}** | ${c.added.latenessP50} / ${c.added.latenessP99} | **${c.ours.peakRssMb}** (${c.direct.upstreamPeakRssMb}) | ${c.ours.loopDelayP99Ms} / ${c.ours.loopDelayMaxMs} |`,
     ),
     '',
+    ...floorMarkdown(r),
     `Targets at 2,000 streams: added per-chunk delay p99 ≤ 50 ms, added TTFC p50 ≤ 200 ms, peak RSS ≤ 250 MB. Ours idle RSS ${r.ours.idleRssMb} MB, process peak (VmHWM) ${r.ours.peakRssMbProcess} MB, ${r.ours.errorLines} error log lines.`,
     r.problems.length ? `Problems: ${r.problems.join('; ')}.` : '',
     '',
   ];
   return lines.filter((l, i) => l !== '' || lines[i - 1] !== '').join('\n');
+}
+
+/** With --floor: the bare Node relay's row beside ours (added = floor − direct, same run). */
+function floorMarkdown(r: StreamsRecord): string[] {
+  const rows = r.comparisons.filter((c) => c.floor);
+  if (rows.length === 0) return [];
+  return [
+    `The floor of a Node relay (\`bench/src/peers/floor-relay.js\`: one process, no key check, limits, parsing, re-framing, usage or logs; idle RSS ${r.floor?.idleRssMb ?? '–'} MB), in the same alternating rounds:`,
+    '',
+    '| streams | completed floor | added TTFC p50 floor / ours | added per-chunk delay p99 floor / ours | peak RSS MB floor / ours | loop delay p99 / max ms, floor |',
+    '|--:|--:|--:|--:|--:|--:|',
+    ...rows.map((c) => {
+      const f = c.floor as NonNullable<Comparison['floor']>;
+      return `| ${c.streams} | ${f.completed} | ${f.added.ttfcP50} / ${c.added.ttfcP50} | ${f.added.chunkDelayP99} / ${c.added.chunkDelayP99} | ${f.peakRssMb} / ${c.ours.peakRssMb} | ${f.loopDelayP99Ms} / ${f.loopDelayMaxMs} |`;
+    }),
+    '',
+  ];
 }
 
 function chartOf(r: StreamsRecord): string {
@@ -225,8 +282,14 @@ function chartOf(r: StreamsRecord): string {
         bars: [
           { label: 'TTFC p50 direct', value: c.direct.ttfcP50, color: COLORS.direct },
           { label: 'TTFC p50 ours', value: c.ours.ttfcP50, color: COLORS.ours },
+          ...(c.floor
+            ? [{ label: 'TTFC p50 Node floor', value: c.floor.ttfcP50, color: COLORS.variant }]
+            : []),
           { label: 'transit p99 direct', value: c.direct.transitP99, color: COLORS.direct },
           { label: 'transit p99 ours', value: c.ours.transitP99, color: COLORS.ours },
+          ...(c.floor
+            ? [{ label: 'transit p99 Node floor', value: c.floor.transitP99, color: COLORS.variant }]
+            : []),
         ],
       },
       {
@@ -235,6 +298,9 @@ function chartOf(r: StreamsRecord): string {
         bars: [
           { label: 'fake, direct', value: c.direct.upstreamPeakRssMb, color: COLORS.direct },
           { label: 'ours peak RSS', value: c.ours.peakRssMb, color: COLORS.ours },
+          ...(c.floor
+            ? [{ label: 'Node floor peak RSS', value: c.floor.peakRssMb, color: COLORS.variant }]
+            : []),
         ],
       },
     ]),
@@ -254,6 +320,8 @@ async function main(): Promise<number> {
       chunks: { type: 'string', default: '20' },
       interval: { type: 'string', default: '100' },
       rounds: { type: 'string', default: '2' },
+      'gateway-script': { type: 'string' },
+      floor: { type: 'boolean', default: false },
     },
     USAGE,
   );
@@ -264,6 +332,10 @@ async function main(): Promise<number> {
     rounds: Number(values.rounds),
     /** What was added to ours' production command line and environment (none in a recorded default run). */
     gateway: { nodeArgs: gatewayNodeArgs, env: gatewayEnv },
+    /** Another build of ours than apps/gateway/dist/main.js (none in a recorded default run). */
+    gatewayScript: values['gateway-script'] ? path.resolve(values['gateway-script']) : undefined,
+    /** Also the floor relay, in the same alternating rounds. */
+    floor: values.floor,
   };
   const { databaseServerUrl, redisUrl } = peerStores(USAGE);
   // Each process holds one socket per stream (the gateway two), plus its own files.
@@ -283,10 +355,18 @@ async function main(): Promise<number> {
       redisUrl,
       nodeArgs: [...cpuProfArgs, ...gatewayNodeArgs],
       env: gatewayEnv,
+      script: settings.gatewayScript,
     }),
     [upstream],
   );
-  const services = { upstream, ours };
+  const floor = settings.floor
+    ? await startOrClose(startOurGateway(upstream, { databaseServerUrl, redisUrl, script: FLOOR_RELAY }), [
+        upstream,
+        ours,
+      ])
+    : undefined;
+  const services = { upstream, ours, floor };
+  let floorIdleRssMb = 0;
   const runs: StreamRun[] = [];
   const problems: string[] = [];
   let idleRssMb = 0;
@@ -298,18 +378,22 @@ async function main(): Promise<number> {
     await runClient(specFor('ours', 1, services, settings.chunks, 1));
     for (let wave = 0; wave < 2; wave += 1)
       await runClient(specFor('ours', 200, services, settings.chunks, 1));
+    if (floor) await runClient(specFor('floor', 200, services, settings.chunks, 1));
     await sleep(1000);
     idleRssMb = memoryMbOf(ours.pid).rss;
+    if (floor) floorIdleRssMb = memoryMbOf(floor.pid).rss;
     for (const n of settings.streams) {
       for (let round = 1; round <= settings.rounds; round += 1) {
-        const order: Target[] = round % 2 === 1 ? ['direct', 'ours'] : ['ours', 'direct'];
+        const targets: Target[] = floor ? ['direct', 'ours', 'floor'] : ['direct', 'ours'];
+        const order = round % 2 === 1 ? targets : [...targets].reverse();
         for (const target of order) {
           await sleep(1000);
-          if (target === 'ours') await scrapeLoopDelay(ours.url);
-          const rss = sampleRss(target === 'ours' ? ours.pid : upstream.pid);
+          const gateway = target === 'ours' ? ours : target === 'floor' ? floor : undefined;
+          if (gateway) await scrapeLoopDelay(gateway.url);
+          const rss = sampleRss(gateway ? gateway.pid : upstream.pid);
           const result = await runClient(specFor(target, n, services, settings.chunks, settings.intervalMs));
           const peakRssMb = rss.stop();
-          const eventLoopDelayMs = target === 'ours' ? await scrapeLoopDelay(ours.url) : null;
+          const eventLoopDelayMs = gateway ? await scrapeLoopDelay(gateway.url) : null;
           runs.push({ ...result, round, target, peakRssMb, eventLoopDelayMs });
           if (result.failed > 0)
             problems.push(
@@ -325,6 +409,7 @@ async function main(): Promise<number> {
     const [row] = await ours.database.db.query<{ server_version: string }>('SHOW server_version');
     postgresVersion = row?.server_version ?? null;
   } finally {
+    await floor?.close();
     await ours.close();
     await upstream.close();
   }
@@ -341,6 +426,7 @@ async function main(): Promise<number> {
     runs,
     comparisons: settings.streams.map((n) => compare(runs, n)),
     ours: { idleRssMb, peakRssMbProcess, errorLines: ours.output.errorLines },
+    ...(floor ? { floor: { idleRssMb: floorIdleRssMb } } : {}),
     problems,
   };
   // Failed streams are a finding, not a reason to drop the run: they are in the table and the problems line.
