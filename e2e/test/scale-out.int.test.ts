@@ -125,7 +125,7 @@ async function tokensUsed(userId: string): Promise<number> {
   return Number(value ?? 0);
 }
 
-/** Charging happens right after the answer, off the request path: wait for the shared counter. */
+/** Charging happens off the request path, within CHARGE_DELAY_MS (50 ms) of the answer: wait for the shared counter. */
 async function waitForTokens(userId: string, expected: number): Promise<void> {
   const deadline = Date.now() + 5_000;
   while ((await tokensUsed(userId)) < expected && Date.now() < deadline) {

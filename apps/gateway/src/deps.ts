@@ -91,6 +91,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
  * The caller closes Prisma and the key-value store afterwards.
  */
 export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
+  await deps.ai.budget.close();
   await deps.usageRows.close();
   await deps.apiKeys.close();
   await deps.storedKeys.close();

@@ -39,6 +39,8 @@ export type TokenBudget = {
   consume(userId: string, tokens: number): void;
   /** Tokens charged today (UTC), the budget, and when the count resets. */
   today(userId: string): Promise<{ day: string; used: number; budget: number; resetsAt: Date }>;
+  /** Sends the charges still waiting (at shutdown, before the store closes). */
+  close(): Promise<void>;
 };
 
 /** Everything the AI handlers need, built once per app. */

@@ -11,11 +11,17 @@ export function msUntilUtcMidnight(now: number): number {
   return DAY_MS - (now % DAY_MS);
 }
 
+/** How long a charge may wait to be sent: the charges of that time go out as one increment per user and day. */
+export const CHARGE_DELAY_MS = 50;
+
 /**
  * The per-user daily token budget in the shared store. The counter key
  * carries the UTC date, so every instance agrees on when the day ends.
  * Tokens are charged after a request; the check before it refuses once the
- * budget is spent, so one request may overshoot by its own size.
+ * budget is spent, so one request may overshoot by its own size, plus what
+ * was consumed in the last CHARGE_DELAY_MS: charges are summed per user and
+ * day and sent every CHARGE_DELAY_MS (and on close), one command per user
+ * instead of one per request.
  */
 export function createTokenBudget(opts: {
   kv: KeyValueStore;
@@ -34,8 +40,28 @@ export function createTokenBudget(opts: {
     return day.label;
   };
   const keyOf = (userId: string, at: number) => `budget:tokens:${userId}:${dayOf(at)}`;
+  const windowOf = (at: number) => msUntilUtcMidnight(at) + MINUTE_MS;
   const add = (userId: string, at: number, tokens: number) =>
-    opts.kv.incrWindow(keyOf(userId, at), tokens, msUntilUtcMidnight(at) + MINUTE_MS);
+    opts.kv.incrWindow(keyOf(userId, at), tokens, windowOf(at));
+
+  const pending = new Map<string, { tokens: number; windowMs: number }>();
+  const inFlight = new Set<Promise<unknown>>();
+  let timer: NodeJS.Timeout | undefined;
+  const flush = (): void => {
+    if (timer) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    for (const [key, charge] of pending) {
+      const sent = opts.kv.incrWindow(key, charge.tokens, charge.windowMs).catch((err: unknown) => {
+        opts.logger.error({ err, tokens: charge.tokens }, 'token budget not charged');
+      });
+      inFlight.add(sent);
+      void sent.finally(() => inFlight.delete(sent));
+    }
+    pending.clear();
+  };
+
   return {
     async assertAvailable(userId) {
       const at = now();
@@ -44,6 +70,7 @@ export function createTokenBudget(opts: {
       if (total >= opts.dailyTokens) throw rateLimited(msUntilUtcMidnight(at));
     },
     async today(userId) {
+      flush();
       const at = now();
       const { total } = await add(userId, at, 0);
       return {
@@ -55,9 +82,15 @@ export function createTokenBudget(opts: {
     },
     consume(userId, tokens) {
       const at = now();
-      add(userId, at, tokens).catch((err: unknown) => {
-        opts.logger.error({ err }, 'token budget not charged');
-      });
+      const key = keyOf(userId, at);
+      const charge = pending.get(key);
+      if (charge) charge.tokens += tokens;
+      else pending.set(key, { tokens, windowMs: windowOf(at) });
+      timer ??= setTimeout(flush, CHARGE_DELAY_MS).unref();
+    },
+    async close() {
+      flush();
+      await Promise.all(inFlight);
     },
   };
 }
