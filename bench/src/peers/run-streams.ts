@@ -188,39 +188,28 @@ function compare(runs: StreamRun[], n: number): Comparison {
     ...side('direct'),
     upstreamPeakRssMb: Math.max(...of('direct').map((r) => r.peakRssMb ?? 0)),
   };
-  const ours = {
-    ...side('ours'),
-    peakRssMb: Math.max(...of('ours').map((r) => r.peakRssMb ?? 0)),
-    loopDelayP99Ms: med('ours', (r) => r.eventLoopDelayMs?.p99 ?? 0),
-    loopDelayMaxMs: Math.max(...of('ours').map((r) => r.eventLoopDelayMs?.max ?? 0)),
-  };
-  const floorSide = (): Comparison['floor'] => {
-    if (of('floor').length === 0) return undefined;
-    const f = {
-      ...side('floor'),
-      peakRssMb: Math.max(...of('floor').map((r) => r.peakRssMb ?? 0)),
-      loopDelayP99Ms: med('floor', (r) => r.eventLoopDelayMs?.p99 ?? 0),
-      loopDelayMaxMs: Math.max(...of('floor').map((r) => r.eventLoopDelayMs?.max ?? 0)),
-    };
-    return {
-      ...f,
-      added: {
-        ttfcP50: round2(f.ttfcP50 - direct.ttfcP50),
-        chunkDelayP50: round2(f.transitP50 - direct.transitP50),
-        chunkDelayP99: round2(f.transitP99 - direct.transitP99),
-      },
-    };
-  };
-  const floor = floorSide();
+  /** A gateway's side: its streams, peak RSS and event-loop delay. */
+  const gatewaySide = (t: 'ours' | 'floor') => ({
+    ...side(t),
+    peakRssMb: Math.max(...of(t).map((r) => r.peakRssMb ?? 0)),
+    loopDelayP99Ms: med(t, (r) => r.eventLoopDelayMs?.p99 ?? 0),
+    loopDelayMaxMs: Math.max(...of(t).map((r) => r.eventLoopDelayMs?.max ?? 0)),
+  });
+  /** What a gateway added over direct: TTFC and each chunk's transit. */
+  const addedOver = (g: Side) => ({
+    ttfcP50: round2(g.ttfcP50 - direct.ttfcP50),
+    chunkDelayP50: round2(g.transitP50 - direct.transitP50),
+    chunkDelayP99: round2(g.transitP99 - direct.transitP99),
+  });
+  const ours = gatewaySide('ours');
+  const floor = of('floor').length > 0 ? gatewaySide('floor') : undefined;
   return {
     streams: n,
     direct,
     ours,
-    ...(floor ? { floor } : {}),
+    ...(floor ? { floor: { ...floor, added: addedOver(floor) } } : {}),
     added: {
-      ttfcP50: round2(ours.ttfcP50 - direct.ttfcP50),
-      chunkDelayP50: round2(ours.transitP50 - direct.transitP50),
-      chunkDelayP99: round2(ours.transitP99 - direct.transitP99),
+      ...addedOver(ours),
       latenessP50: round2(ours.latenessP50 - direct.latenessP50),
       latenessP99: round2(ours.latenessP99 - direct.latenessP99),
     },

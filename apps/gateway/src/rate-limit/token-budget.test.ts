@@ -85,7 +85,7 @@ describe('token budget charges', () => {
     const spyLogger = { error: (...args: unknown[]) => errors.push(args) } as unknown as typeof logger;
     const budget = createTokenBudget({ kv: store, dailyTokens: 100, logger: spyLogger, now: () => NOON });
     budget.consume('u1', 5);
-    await budget.close();
+    await budget.today('u1');
     expect(errors).toHaveLength(1);
     fail = false;
     budget.consume('u1', 6);

@@ -2,6 +2,7 @@ import type { KeyValueStore } from '@platform/db';
 import type { Logger } from '@platform/logging';
 import { rateLimited } from '@platform/service-kit';
 import type { TokenBudget } from '../ai/runtime';
+import { createBatchWriter } from '../batching/batch-writer';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -44,23 +45,23 @@ export function createTokenBudget(opts: {
   const add = (userId: string, at: number, tokens: number) =>
     opts.kv.incrWindow(keyOf(userId, at), tokens, windowOf(at));
 
-  const pending = new Map<string, { tokens: number; windowMs: number }>();
-  const inFlight = new Set<Promise<unknown>>();
-  let timer: NodeJS.Timeout | undefined;
-  const flush = (): void => {
-    if (timer) {
-      clearTimeout(timer);
-      timer = undefined;
-    }
-    for (const [key, charge] of pending) {
-      const sent = opts.kv.incrWindow(key, charge.tokens, charge.windowMs).catch((err: unknown) => {
-        opts.logger.error({ err, tokens: charge.tokens }, 'token budget not charged');
-      });
-      inFlight.add(sent);
-      void sent.finally(() => inFlight.delete(sent));
-    }
-    pending.clear();
-  };
+  // Charges wait in the shared batch writer; a batch goes out as one increment per counter key.
+  const charges = createBatchWriter<{ key: string; tokens: number; windowMs: number }>({
+    write: async (batch) => {
+      const perKey = new Map<string, { tokens: number; windowMs: number }>();
+      for (const { key, tokens, windowMs } of batch) {
+        const sum = perKey.get(key);
+        if (sum) sum.tokens += tokens;
+        else perKey.set(key, { tokens, windowMs });
+      }
+      await Promise.all([...perKey].map(([key, sum]) => opts.kv.incrWindow(key, sum.tokens, sum.windowMs)));
+    },
+    maxDelayMs: CHARGE_DELAY_MS,
+    maxBatch: 10_000,
+    maxBuffered: 100_000,
+    retryFailed: false,
+    onFailure: ({ err, items }) => opts.logger.error({ err, charges: items }, 'token budget not charged'),
+  });
 
   return {
     async assertAvailable(userId) {
@@ -70,7 +71,7 @@ export function createTokenBudget(opts: {
       if (total >= opts.dailyTokens) throw rateLimited(msUntilUtcMidnight(at));
     },
     async today(userId) {
-      flush();
+      await charges.flush();
       const at = now();
       const { total } = await add(userId, at, 0);
       return {
@@ -82,15 +83,8 @@ export function createTokenBudget(opts: {
     },
     consume(userId, tokens) {
       const at = now();
-      const key = keyOf(userId, at);
-      const charge = pending.get(key);
-      if (charge) charge.tokens += tokens;
-      else pending.set(key, { tokens, windowMs: windowOf(at) });
-      timer ??= setTimeout(flush, CHARGE_DELAY_MS).unref();
+      charges.add({ key: keyOf(userId, at), tokens, windowMs: windowOf(at) });
     },
-    async close() {
-      flush();
-      await Promise.all(inFlight);
-    },
+    close: () => charges.close(),
   };
 }
