@@ -28,8 +28,8 @@ export const AI_BODY_LIMIT = '10mb';
 
 /**
  * Mounts the gateway's routes on the deps main.ts (or a test) built. Order:
- * request id, metrics, access log, helmet, CORS; public routes; then /api/v1
- * and the OpenAI-compatible /v1.
+ * request id, metrics, access log, helmet, CORS; the AI routes (/api/v1/ai and
+ * the OpenAI-compatible /v1); health and metrics; the rest of /api/v1; the console.
  */
 export function createApp(deps: GatewayDeps): Express {
   const { env, logger, kv, prisma } = deps;
@@ -40,6 +40,28 @@ export function createApp(deps: GatewayDeps): Express {
     metrics: deps.metrics,
   });
   app.use(corsPolicy(deps));
+
+  // Key check and limits run before the body is parsed, so a refused caller
+  // cannot make us read 10 MB.
+  // The limits go out with the key's revocation read: one store round trip (docs/performance.md).
+  const aiLimits = aiLimitCheck({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE, budget: deps.ai.budget });
+  const aiGuards = [requireApiKey(deps, { alongside: aiLimits }), jsonBody(AI_BODY_LIMIT)];
+  // OpenAI's SDKs send the key as `Authorization: Bearer`.
+  const bearerKey = requireApiKey(deps, { bearer: true });
+  const bearerKeyAndLimits = requireApiKey(deps, { bearer: true, alongside: aiLimits });
+  const sessionOrKey = authenticate(deps, { allow: ['session', 'api_key'] });
+
+  // The AI routes first (native and OpenAI-compatible): the hot path walks neither
+  // the health nor the account routers' route lists.
+  app.use('/api/v1/ai', createChatRouter(deps.ai, aiGuards), createMediaRouter(deps.ai, aiGuards));
+  // OpenAI's path layout, outside /api/v1; it answers its own errors (OpenAI's shape), 404s included.
+  app.use(
+    '/v1',
+    createOpenAiCompatRouter(deps.ai, {
+      guards: { chat: [bearerKeyAndLimits, jsonBody(AI_BODY_LIMIT)], read: [bearerKey] },
+      logger,
+    }),
+  );
 
   const readiness = storageReadiness({ queryDatabase: () => prisma.$queryRaw`SELECT 1`, kv });
   // Without SMTP sign-in links cannot go out, but keys, sessions and AI calls still work.
@@ -54,18 +76,6 @@ export function createApp(deps: GatewayDeps): Express {
   );
   app.get('/metrics', deps.metrics.handler);
 
-  // Key check and limits run before the body is parsed, so a refused caller
-  // cannot make us read 10 MB.
-  // The limits go out with the key's revocation read: one store round trip (docs/performance.md).
-  const aiLimits = aiLimitCheck({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE, budget: deps.ai.budget });
-  const aiGuards = [requireApiKey(deps, { alongside: aiLimits }), jsonBody(AI_BODY_LIMIT)];
-  // OpenAI's SDKs send the key as `Authorization: Bearer`.
-  const bearerKey = requireApiKey(deps, { bearer: true });
-  const bearerKeyAndLimits = requireApiKey(deps, { bearer: true, alongside: aiLimits });
-  const sessionOrKey = authenticate(deps, { allow: ['session', 'api_key'] });
-
-  // The AI routes first: the hot path does not walk the account routers' route lists.
-  app.use('/api/v1/ai', createChatRouter(deps.ai, aiGuards), createMediaRouter(deps.ai, aiGuards));
   app.use('/api/v1', createAuthRouter(deps, deps.mailer));
   app.use('/api/v1', createApiKeyRouter(deps));
   app.use('/api/v1', createUserRouter(deps));
@@ -74,14 +84,6 @@ export function createApp(deps: GatewayDeps): Express {
     createProviderKeyRouter(deps, { auth: sessionOrKey, csrf: requireTrustedOrigin(deps) }),
   );
   app.use('/api/v1/usage', createUsageRouter({ prisma, auth: sessionOrKey, budget: deps.ai.budget }));
-  // OpenAI's path layout, outside /api/v1; it answers its own errors (OpenAI's shape), 404s included.
-  app.use(
-    '/v1',
-    createOpenAiCompatRouter(deps.ai, {
-      guards: { chat: [bearerKeyAndLimits, jsonBody(AI_BODY_LIMIT)], read: [bearerKey] },
-      logger,
-    }),
-  );
   app.use(createConsoleRouter(deps));
 
   app.use(notFoundHandler());

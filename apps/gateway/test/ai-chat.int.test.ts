@@ -130,6 +130,10 @@ describe('POST /api/v1/ai/chat/completions upstream', () => {
       finish_reason: 'stop',
       usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
     });
+    // res.json's headers, less the ETag a POST answer has no use for (sendJson).
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
+    expect(res.headers.etag).toBeUndefined();
     const upstream = h.openaiRequests()[0];
     expect(upstream?.body).toMatchObject({ model: 'free-a', max_tokens: 4096, messages: [user('hi')] });
     expect(upstream?.headers.authorization).toBe(`Bearer ${SERVER_KEYS.GROQ_API_KEY}`);

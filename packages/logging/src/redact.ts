@@ -21,9 +21,28 @@ const CAMEL = /[a-z0-9](?:Key|Secret|Token|Code|Password|Signature)$/;
 /** Names that match the patterns above but carry no secret. */
 const ALLOWED = new Set(['statusCode', 'status_code', 'errorCode', 'error_code']);
 
-export function isSecretName(name: string): boolean {
+function testSecretName(name: string): boolean {
   if (ALLOWED.has(name)) return false;
   return SNAKE.test(name) || CAMEL.test(name);
+}
+
+/**
+ * Property names seen on log lines and their verdict. Lines repeat the same
+ * few dozen names (the access log's on every request), so the two regexes run
+ * once per name rather than once per property per line. Bounded: names a
+ * client controls (e.g. in an error detail) are tested but not remembered
+ * once it is full.
+ */
+const verdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 512;
+const MAX_REMEMBERED_NAME = 64;
+
+export function isSecretName(name: string): boolean {
+  const known = verdicts.get(name);
+  if (known !== undefined) return known;
+  const secret = testSecretName(name);
+  if (verdicts.size < MAX_VERDICTS && name.length <= MAX_REMEMBERED_NAME) verdicts.set(name, secret);
+  return secret;
 }
 
 const QUERY = /([?&](?:code|token|key|api_key|apikey|secret|password|signature)=)[^&"\s\\]+/gi;

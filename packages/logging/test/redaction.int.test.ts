@@ -130,4 +130,15 @@ describe('log redaction', () => {
     const out = JSON.parse(redactLine(line));
     expect(out).toEqual({ 'set-cookie': '[REDACTED]', code: '[REDACTED]', secret: '[REDACTED]', keep: 'v' });
   });
+
+  it('gives the same verdicts once its memory of names is full, and for names too long to remember', () => {
+    // More distinct names than it remembers, as client-controlled keys in a logged object would be.
+    const many = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`field${i}`, i]));
+    expect(JSON.parse(redactLine(JSON.stringify(many)))).toEqual(many);
+    const long = `${'x'.repeat(100)}_token`;
+    for (let round = 0; round < 2; round += 1) {
+      const out = JSON.parse(redactLine(JSON.stringify({ [long]: 's', fresh_secret: 't', statusCode: 200 })));
+      expect(out).toEqual({ [long]: '[REDACTED]', fresh_secret: '[REDACTED]', statusCode: 200 });
+    }
+  });
 });

@@ -12,6 +12,7 @@ export {
   type WindowCounter,
 } from './rate-limit';
 export { createWindowLimit } from './rate-limit-middleware';
+export { sendJson } from './send-json';
 export {
   createGracefulShutdown,
   DRAIN_DEADLINE_EVENT,

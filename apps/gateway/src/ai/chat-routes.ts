@@ -1,3 +1,4 @@
+import { sendJson } from '@platform/service-kit';
 import { type RequestHandler, Router } from 'express';
 import { logUpstream, runAccounted } from './accounting';
 import { runChatCompletion, toChatCompletionResponse } from './chat';
@@ -19,7 +20,7 @@ export function createChatRouter(rt: AiRuntime, guards: RequestHandler[]): Route
       const result = await runChatCompletion(rt, prepared, storedKeys, clientSignal);
       const response = toChatCompletionResponse(result);
       logUpstream(res, result);
-      res.json(response);
+      sendJson(res, response);
       return { status: 200, target: result.target, usage: response.usage };
     });
   });

@@ -1,4 +1,5 @@
 import type { Logger } from '@platform/logging';
+import { sendJson } from '@platform/service-kit';
 import { type Request, type RequestHandler, Router } from 'express';
 import { logUpstream, runAccounted } from '../ai/accounting';
 import type { AiRuntime } from '../ai/runtime';
@@ -49,7 +50,7 @@ export function createOpenAiCompatRouter(
       }
       const { response, result } = await createOpenAiCompletion(rt, chat, storedKeys, clientSignal, who);
       logUpstream(res, result);
-      res.json(response);
+      sendJson(res, response);
       return { status: 200, target: result.target, usage: response.usage };
     });
   });

@@ -1,6 +1,6 @@
 import { createMemoryStore, type KeyValueStore } from '@platform/db';
 import { createLogger } from '@platform/logging';
-import { CHARGE_DELAY_MS, createTokenBudget } from './token-budget';
+import { CHARGE_DELAY_MS, createTokenBudget, READ_MAX_AGE_MS } from './token-budget';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 const NOON = Date.parse('2026-11-24T12:00:00Z');
@@ -16,7 +16,11 @@ function counting(kv: KeyValueStore) {
       return kv.incrWindow(key, by, windowMs);
     },
   };
-  return { store, charges: () => calls.filter((c) => c.by !== 0) };
+  return {
+    store,
+    charges: () => calls.filter((c) => c.by !== 0),
+    reads: () => calls.filter((c) => c.by === 0).length,
+  };
 }
 
 describe('token budget charges', () => {
@@ -91,5 +95,80 @@ describe('token budget charges', () => {
     budget.consume('u1', 6);
     expect((await budget.today('u1')).used).toBe(6);
     await budget.close();
+  });
+});
+
+describe('token budget checks', () => {
+  it('read the shared counter at most once per READ_MAX_AGE_MS per user, shared by concurrent checks', async () => {
+    let now = NOON;
+    const { store, reads } = counting(createMemoryStore());
+    const budget = createTokenBudget({ kv: store, dailyTokens: 100, logger, now: () => now });
+    await Promise.all([budget.assertAvailable('u1'), budget.assertAvailable('u1')]);
+    expect(reads()).toBe(1);
+    now += READ_MAX_AGE_MS - 1;
+    await budget.assertAvailable('u1');
+    expect(reads()).toBe(1);
+    await budget.assertAvailable('u2');
+    expect(reads()).toBe(2);
+    now += 1;
+    await budget.assertAvailable('u1');
+    expect(reads()).toBe(3);
+    await budget.close();
+  });
+
+  it("count this instance's own charges at once, sent or not", async () => {
+    let now = NOON;
+    const kv = createMemoryStore();
+    await kv.incrWindow('budget:tokens:u1:2026-11-24', 40, 60_000);
+    const budget = createTokenBudget({ kv, dailyTokens: 100, logger, now: () => now });
+    await budget.assertAvailable('u1');
+    budget.consume('u1', 30);
+    await budget.assertAvailable('u1');
+    budget.consume('u1', 30);
+    // 40 read + 60 charged here, none of it sent yet: spent.
+    await expect(budget.assertAvailable('u1')).rejects.toMatchObject({ status: 429 });
+    // Once sent and read again, the shared counter holds it and nothing is counted twice.
+    await waitForCharges();
+    now += READ_MAX_AGE_MS;
+    await expect(budget.assertAvailable('u1')).rejects.toMatchObject({ status: 429 });
+    expect((await budget.today('u1')).used).toBe(100);
+    await budget.close();
+  });
+
+  it('count charges made while a read is out, and those waiting to be sent when it went out', async () => {
+    const kv = createMemoryStore();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const store: KeyValueStore = {
+      ...kv,
+      incrWindow: async (key, by, windowMs) => {
+        if (by === 0) await gate;
+        return kv.incrWindow(key, by, windowMs);
+      },
+    };
+    const budget = createTokenBudget({ kv: store, dailyTokens: 100, logger, now: () => NOON });
+    budget.consume('u1', 50);
+    const first = budget.assertAvailable('u1');
+    budget.consume('u1', 50);
+    release();
+    await expect(first).rejects.toMatchObject({ status: 429 });
+    await budget.close();
+  });
+
+  it("see another instance's charges once their reading is READ_MAX_AGE_MS old", async () => {
+    let now = NOON;
+    const kv = createMemoryStore();
+    const a = createTokenBudget({ kv, dailyTokens: 100, logger, now: () => now });
+    const b = createTokenBudget({ kv, dailyTokens: 100, logger, now: () => now });
+    await b.assertAvailable('u1');
+    a.consume('u1', 100);
+    await a.close();
+    // b's reading is fresh and older than a's charge: the documented overshoot window.
+    await b.assertAvailable('u1');
+    now += READ_MAX_AGE_MS;
+    await expect(b.assertAvailable('u1')).rejects.toMatchObject({ status: 429 });
+    await b.close();
   });
 });

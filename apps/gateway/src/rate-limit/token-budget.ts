@@ -14,15 +14,30 @@ export function msUntilUtcMidnight(now: number): number {
 
 /** How long a charge may wait to be sent: the charges of that time go out as one increment per user and day. */
 export const CHARGE_DELAY_MS = 50;
+/** How old a read of a user's shared counter may be when the check uses it. */
+export const READ_MAX_AGE_MS = 50;
+/** Bounds the readings kept per instance; past it, the oldest day's users are read again. */
+const MAX_READINGS = 10_000;
+
+/**
+ * The shared counter as read at `readAt`, and what this instance charged from
+ * just before that read on (its charges not yet sent then, and every one
+ * since): the counter cannot have seen those yet, so the check adds them.
+ */
+type Reading = { readAt: number; total: number; since: number };
 
 /**
  * The per-user daily token budget in the shared store. The counter key
  * carries the UTC date, so every instance agrees on when the day ends.
  * Tokens are charged after a request; the check before it refuses once the
- * budget is spent, so one request may overshoot by its own size, plus what
- * was consumed in the last CHARGE_DELAY_MS: charges are summed per user and
- * day and sent every CHARGE_DELAY_MS (and on close), one command per user
- * instead of one per request.
+ * budget is spent. Both sides are batched:
+ * - charges are summed per user and day and sent every CHARGE_DELAY_MS (and
+ *   on close), one command per user instead of one per request;
+ * - the check reads the shared counter at most once per READ_MAX_AGE_MS per
+ *   user and day, and adds what this instance charged since that read (sent
+ *   or not), so an instance always counts its own consumption at once.
+ * So one request may overshoot by its own size, plus what the other
+ * instances consumed in the last READ_MAX_AGE_MS + CHARGE_DELAY_MS.
  */
 export function createTokenBudget(opts: {
   kv: KeyValueStore;
@@ -45,6 +60,30 @@ export function createTokenBudget(opts: {
   const add = (userId: string, at: number, tokens: number) =>
     opts.kv.incrWindow(keyOf(userId, at), tokens, windowOf(at));
 
+  // Per counter key: tokens charged here and not yet sent; the latest reading; a read in flight.
+  const unsent = new Map<string, number>();
+  const readings = new Map<string, Reading>();
+  const reads = new Map<string, { reading: Reading; done: Promise<Reading> }>();
+
+  /** One read per key at a time: concurrent checks share it. Charges made while it is out count in its `since`. */
+  const read = (key: string, at: number): Promise<Reading> => {
+    const pending = reads.get(key);
+    if (pending) return pending.done;
+    const reading: Reading = { readAt: at, total: 0, since: unsent.get(key) ?? 0 };
+    const done = opts.kv
+      // Adding 0 reads the counter.
+      .incrWindow(key, 0, windowOf(at))
+      .then(({ total }) => {
+        reading.total = total;
+        if (readings.size >= MAX_READINGS) readings.clear();
+        readings.set(key, reading);
+        return reading;
+      })
+      .finally(() => reads.delete(key));
+    reads.set(key, { reading, done });
+    return done;
+  };
+
   // Charges wait in the shared batch writer; a batch goes out as one increment per counter key.
   const charges = createBatchWriter<{ key: string; tokens: number; windowMs: number }>({
     write: async (batch) => {
@@ -53,6 +92,12 @@ export function createTokenBudget(opts: {
         const sum = perKey.get(key);
         if (sum) sum.tokens += tokens;
         else perKey.set(key, { tokens, windowMs });
+      }
+      // From here on a read is queued behind these increments (one connection, in order), so it sees them.
+      for (const [key, sum] of perKey) {
+        const left = (unsent.get(key) ?? 0) - sum.tokens;
+        if (left > 0) unsent.set(key, left);
+        else unsent.delete(key);
       }
       await Promise.all([...perKey].map(([key, sum]) => opts.kv.incrWindow(key, sum.tokens, sum.windowMs)));
     },
@@ -66,9 +111,10 @@ export function createTokenBudget(opts: {
   return {
     async assertAvailable(userId) {
       const at = now();
-      // Adding 0 reads the counter.
-      const { total } = await add(userId, at, 0);
-      if (total >= opts.dailyTokens) throw rateLimited(msUntilUtcMidnight(at));
+      const key = keyOf(userId, at);
+      const latest = readings.get(key);
+      const reading = latest && at - latest.readAt < READ_MAX_AGE_MS ? latest : await read(key, at);
+      if (reading.total + reading.since >= opts.dailyTokens) throw rateLimited(msUntilUtcMidnight(at));
     },
     async today(userId) {
       await charges.flush();
@@ -83,7 +129,13 @@ export function createTokenBudget(opts: {
     },
     consume(userId, tokens) {
       const at = now();
-      charges.add({ key: keyOf(userId, at), tokens, windowMs: windowOf(at) });
+      const key = keyOf(userId, at);
+      unsent.set(key, (unsent.get(key) ?? 0) + tokens);
+      const latest = readings.get(key);
+      if (latest) latest.since += tokens;
+      const pending = reads.get(key)?.reading;
+      if (pending && pending !== latest) pending.since += tokens;
+      charges.add({ key, tokens, windowMs: windowOf(at) });
     },
     close: () => charges.close(),
   };
