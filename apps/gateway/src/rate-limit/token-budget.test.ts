@@ -113,6 +113,10 @@ describe('token budget checks', () => {
     now += 1;
     await budget.assertAvailable('u1');
     expect(reads()).toBe(3);
+    // The clock stepped back: the reading is not taken as fresh.
+    now -= 10_000;
+    await budget.assertAvailable('u1');
+    expect(reads()).toBe(4);
     await budget.close();
   });
 

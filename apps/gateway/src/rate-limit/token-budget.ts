@@ -113,7 +113,9 @@ export function createTokenBudget(opts: {
       const at = now();
       const key = keyOf(userId, at);
       const latest = readings.get(key);
-      const reading = latest && at - latest.readAt < READ_MAX_AGE_MS ? latest : await read(key, at);
+      // A clock that went back makes the reading stale too, rather than fresh for as long.
+      const age = latest ? at - latest.readAt : -1;
+      const reading = latest && age >= 0 && age < READ_MAX_AGE_MS ? latest : await read(key, at);
       if (reading.total + reading.since >= opts.dailyTokens) throw rateLimited(msUntilUtcMidnight(at));
     },
     async today(userId) {
