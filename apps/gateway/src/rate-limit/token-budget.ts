@@ -16,7 +16,7 @@ export function msUntilUtcMidnight(now: number): number {
 export const CHARGE_DELAY_MS = 50;
 /** How old a read of a user's shared counter may be when the check uses it. */
 export const READ_MAX_AGE_MS = 50;
-/** Bounds the readings kept per instance; past it, the oldest day's users are read again. */
+/** Bounds the readings kept per instance; past it they are all dropped, and each user's next check reads again. */
 const MAX_READINGS = 10_000;
 
 /**
