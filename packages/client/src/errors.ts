@@ -55,6 +55,11 @@ export class PlatformApiError extends PlatformClientError {
   readonly status: number;
   /** The `error` field of the body, e.g. `invalid api key`; `http_<status>` when the body was not ours. */
   readonly error: string;
+  /**
+   * The body's stable machine `code` (e.g. `subscription_exists`, `customer_not_found`);
+   * branch on this rather than on `error`. Undefined when the body was not ours.
+   */
+  readonly code: string | undefined;
   /** Field problems of a 400/422 validation error. */
   readonly details: readonly ApiErrorDetail[] | undefined;
   /** Parsed `Retry-After` of the final response, in milliseconds, when present. */
@@ -64,6 +69,7 @@ export class PlatformApiError extends PlatformClientError {
     fields: ClientErrorFields & {
       status: number;
       error: string;
+      code?: string | undefined;
       details?: readonly ApiErrorDetail[] | undefined;
       retryAfterMs?: number | undefined;
     },
@@ -74,6 +80,7 @@ export class PlatformApiError extends PlatformClientError {
     );
     this.status = fields.status;
     this.error = fields.error;
+    this.code = fields.code;
     this.details = fields.details;
     this.retryAfterMs = fields.retryAfterMs;
   }

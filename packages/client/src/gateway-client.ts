@@ -1,27 +1,38 @@
 import {
+  type Budget,
   type ChatCompletionResponse,
   type HealthResponse,
   type ImageResponse,
+  type ListBudgetsResponse,
   type ListProviderKeysResponse,
   type MeResponse,
   type StoredProviderKey,
+  type UsageFeedResponse,
   type UsageResponse,
+  type UsageTodayResponse,
+  ZBudget,
   ZChatCompletionResponse,
   ZHealthResponse,
   ZImageResponse,
+  ZListBudgetsResponse,
   ZListProviderKeysResponse,
   ZMeResponse,
   ZStoredProviderKey,
+  ZUsageFeedResponse,
   ZUsageResponse,
+  ZUsageTodayResponse,
 } from '@platform/contract';
 import { type ChatStream, streamChat } from './chat-stream';
 import type {
+  BudgetIdInput,
   ChatCompletionInput,
   ImageInput,
   MusicInput,
+  SetBudgetInput,
   SoundFxInput,
   StoreProviderKeyInput,
   TtsInput,
+  UsageFeedInput,
   UsageQueryInput,
 } from './inputs';
 import type { ClientOptions } from './options';
@@ -68,7 +79,33 @@ export type GatewayClient = {
   me(options?: CallOptions): Promise<MeResponse>;
   /** `GET /api/v1/usage`: requests and tokens per project and day. */
   usage(query: UsageQueryInput, options?: CallOptions): Promise<UsageResponse>;
+  /** `GET /api/v1/usage/today`: today's tokens against the daily token budget. */
+  usageToday(options?: CallOptions): Promise<UsageTodayResponse>;
+  /** `GET /api/v1/usage/records`: the caller's ledger records, oldest first; pass `next_cursor` on. */
+  usageRecords(query?: UsageFeedInput, options?: CallOptions): Promise<UsageFeedResponse>;
+  /** Token and cost budgets per user, API key and project. */
+  budgets: {
+    /** `GET /api/v1/budgets`. */
+    list(options?: CallOptions): Promise<ListBudgetsResponse>;
+    /** `PUT /api/v1/budgets`: sets or replaces one budget. */
+    set(request: SetBudgetInput, options?: CallOptions): Promise<Budget>;
+    /** `DELETE /api/v1/budgets`: removes a budget you set. */
+    delete(id: BudgetIdInput, options?: CallOptions): Promise<void>;
+  };
 };
+
+/** Query of a feed page as strings. */
+function feedQuery(query: {
+  cursor?: string | undefined;
+  limit?: number | undefined;
+  user_id?: string | undefined;
+}) {
+  return {
+    cursor: query.cursor,
+    limit: query.limit === undefined ? undefined : String(query.limit),
+    user_id: query.user_id,
+  };
+}
 
 /**
  * The gateway answers 504 after 60 s without a provider answer; the client waits
@@ -116,5 +153,61 @@ export function createGatewayClient(options: ClientOptions): GatewayClient {
     me: (call) => json({ method: 'GET', path: '/api/v1/me' }, ZMeResponse, call),
     usage: ({ from, to, project_id }, call) =>
       json({ method: 'GET', path: '/api/v1/usage', query: { from, to, project_id } }, ZUsageResponse, call),
+    usageToday: (call) => json({ method: 'GET', path: '/api/v1/usage/today' }, ZUsageTodayResponse, call),
+    usageRecords: (query = {}, call) =>
+      json(
+        { method: 'GET', path: '/api/v1/usage/records', query: feedQuery(query) },
+        ZUsageFeedResponse,
+        call,
+      ),
+    budgets: {
+      list: (call) => json({ method: 'GET', path: '/api/v1/budgets' }, ZListBudgetsResponse, call),
+      set: (body, call) => json({ method: 'PUT', path: '/api/v1/budgets', body }, ZBudget, call),
+      delete: ({ scope, subject, period, unit }, call = {}) =>
+        executeCall(
+          transport,
+          {
+            method: 'DELETE',
+            path: '/api/v1/budgets',
+            query: { scope, subject, period, unit },
+            retryable: true,
+          },
+          call,
+          readNothing,
+        ),
+    },
+  };
+}
+
+/** Options of `createGatewayServiceClient`: the service token instead of an API key. */
+export type GatewayServiceClientOptions = Omit<ClientOptions, 'apiKey'> & {
+  /** GATEWAY_SERVICE_TOKEN of the gateway, sent as `Authorization: Bearer`. */
+  serviceToken: string;
+};
+
+/** Client of the gateway's service endpoints (in-house services such as the billing shipper). */
+export type GatewayServiceClient = {
+  /**
+   * `GET /api/v1/usage/feed`: every user's ledger records (or one user's),
+   * oldest first. Resume from `next_cursor`; a page never skips a record.
+   */
+  usageFeed(query?: UsageFeedInput & { user_id?: string }, options?: CallOptions): Promise<UsageFeedResponse>;
+};
+
+export function createGatewayServiceClient(options: GatewayServiceClientOptions): GatewayServiceClient {
+  const base = createTransport(
+    { ...options, apiKey: options.serviceToken },
+    'authorization',
+    DEFAULT_TIMEOUT_MS,
+  );
+  const transport = { ...base, headers: { authorization: `Bearer ${options.serviceToken}` } };
+  return {
+    usageFeed: (query = {}, call = {}) =>
+      executeCall(
+        transport,
+        { method: 'GET', path: '/api/v1/usage/feed', query: feedQuery(query), retryable: true },
+        call,
+        readJson(ZUsageFeedResponse),
+      ),
   };
 }

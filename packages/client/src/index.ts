@@ -7,11 +7,18 @@ export {
   PlatformClientError,
   ResponseValidationError,
 } from './errors';
-export { createGatewayClient, type GatewayClient } from './gateway-client';
+export {
+  createGatewayClient,
+  createGatewayServiceClient,
+  type GatewayClient,
+  type GatewayServiceClient,
+  type GatewayServiceClientOptions,
+} from './gateway-client';
 export type * from './inputs';
 export type { ClientOptions, InputOf } from './options';
 export {
   createPaymentClient,
+  isSubscriptionExistsError,
   type PaymentClient,
   type PaymentWriteOptions,
 } from './payment-client';

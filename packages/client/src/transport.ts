@@ -122,6 +122,7 @@ export async function executeCall<T>(
         new PlatformApiError({
           ...record,
           error: problem.error,
+          code: problem.code,
           details: problem.details,
           retryAfterMs,
           attempts: attempt,
@@ -204,9 +205,9 @@ function buildHeaders(
   };
 }
 
-type ErrorBodyFacts = { error: string; requestId?: string; details?: ApiErrorDetail[] };
+type ErrorBodyFacts = { error: string; code?: string; requestId?: string; details?: ApiErrorDetail[] };
 
-/** Reads `{error, request_id, details?}`; a body that is not ours (a proxy's HTML page) gives `http_<status>`. */
+/** Reads `{error, code, request_id, details?}`; a body that is not ours (a proxy's HTML page) gives `http_<status>`. */
 async function readErrorBody(response: Response): Promise<ErrorBodyFacts> {
   const fallback = { error: `http_${response.status}` };
   let text: string;
@@ -218,9 +219,10 @@ async function readErrorBody(response: Response): Promise<ErrorBodyFacts> {
   try {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed !== 'object' || parsed === null) return fallback;
-    const { error, request_id, details } = parsed as Record<string, unknown>;
+    const { error, code, request_id, details } = parsed as Record<string, unknown>;
     return {
       error: typeof error === 'string' ? error : fallback.error,
+      ...(typeof code === 'string' ? { code } : {}),
       ...(typeof request_id === 'string' ? { requestId: request_id } : {}),
       ...(Array.isArray(details) ? { details: details as ApiErrorDetail[] } : {}),
     };

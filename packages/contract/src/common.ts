@@ -26,6 +26,11 @@ export const ZErrorBody = z
     error: z
       .string()
       .meta({ description: 'Error code or message; the exact strings are listed per operation.' }),
+    code: z.string().meta({
+      description:
+        'Stable machine code of the error (e.g. `validation_failed`, `subscription_exists`); branch on this, not on `error`.',
+      example: 'validation_failed',
+    }),
     request_id: ZRequestId,
     details: z.array(ZErrorDetail).optional().meta({ description: 'Present on validation errors only.' }),
   })
@@ -59,6 +64,10 @@ export const ZReadinessResponse = z
       description:
         'Per dependency: `database` and `key_value_store` (required), `smtp` on the gateway when SMTP_URL is set (reported, not required).',
       example: { database: 'up', key_value_store: 'up' },
+    }),
+    details: z.record(z.string(), z.unknown()).optional().meta({
+      description:
+        'Facts that never decide readiness, e.g. `usage_outbox` on payment: pending and failed events, the oldest pending age, the sender state.',
     }),
   })
   .meta({ id: 'ReadinessResponse' });

@@ -16,6 +16,21 @@ export const ZGatewayConfigResponse = z
     magic_link_ttl_minutes: z.number().int().positive(),
     lanes: z.array(z.string()).meta({ description: 'Lanes a chat request may name (AI_ALLOWED_LANES).' }),
     max_api_keys: z.number().int().positive().meta({ description: 'Active API keys a user may hold.' }),
+    session_cookie: z.boolean().meta({
+      description:
+        'Whether this request carried a session cookie (not whether it is still valid). The console asks `GET /api/v1/auth/session` only when true, so a signed-out visit makes no request that answers 401.',
+    }),
+    providers: z
+      .array(
+        z.object({
+          provider: z.string().meta({ example: 'openai' }),
+          label: z.string().meta({ example: 'OpenAI' }),
+        }),
+      )
+      .meta({
+        description:
+          "Providers a key may be stored for (bring your own key): the built-in ones, then those the gateway's lanes config adds, with display names.",
+      }),
   })
   .meta({ id: 'GatewayConfigResponse' });
 export type GatewayConfigResponse = z.infer<typeof ZGatewayConfigResponse>;

@@ -1,15 +1,31 @@
 import { z } from 'zod';
 import { ZIsoTimestamp } from './common';
+import { PROVIDERS } from './providers';
 
-/** Providers whose keys a user may store (bring your own key). */
-export const PROVIDERS = ['openai', 'openrouter', 'groq', 'cerebras', 'google', 'elevenlabs'] as const;
+export { PROVIDER_LABELS, PROVIDERS } from './providers';
+
+/** The built-in providers (providers.ts). */
 export const ZProvider = z.enum(PROVIDERS).meta({ id: 'Provider' });
 export type Provider = z.infer<typeof ZProvider>;
+
+/**
+ * A provider whose key a user may store (bring your own key): a built-in one,
+ * or one the gateway's lanes config adds (its name is checked by the gateway,
+ * 400 `validation failed` when it knows none such; `GET /api/v1/config` lists them).
+ */
+export const ZProviderName = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,31}$/, { message: 'unknown provider' })
+  .meta({
+    id: 'ProviderName',
+    description: `A built-in provider (${PROVIDERS.join(', ')}) or one the gateway's configuration adds.`,
+    example: 'openai',
+  });
 
 /** `POST /api/v1/keys`: stores (or replaces) the caller's key for a provider. */
 export const ZStoreProviderKeyRequest = z
   .object({
-    provider: ZProvider,
+    provider: ZProviderName,
     // Printable ASCII only: provider keys never contain spaces, and a pasted
     // trailing newline would otherwise be stored and fail at every call.
     key: z
@@ -25,7 +41,7 @@ export type StoreProviderKeyRequest = z.infer<typeof ZStoreProviderKeyRequest>;
 /** A stored key as the API shows it: never the key itself, only its last 4 characters. */
 export const ZStoredProviderKey = z
   .object({
-    provider: ZProvider,
+    provider: ZProviderName,
     created_at: ZIsoTimestamp,
     last4: z.string().meta({ description: 'Last 4 characters of the key.', example: 'x9Qz' }),
   })
@@ -45,6 +61,9 @@ export const ZProviderKeyParams = z.object({
     .string()
     .min(1)
     .max(64)
-    .meta({ description: `One of: ${PROVIDERS.join(', ')}.`, example: 'openai' }),
+    .meta({
+      description: `One of: ${PROVIDERS.join(', ')}, or a provider the gateway's configuration adds.`,
+      example: 'openai',
+    }),
 });
 export type ProviderKeyParams = z.infer<typeof ZProviderKeyParams>;

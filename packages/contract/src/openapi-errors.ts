@@ -26,7 +26,7 @@ const DESERIALIZATION_DETAILS = [
 
 function exampleOf(code: ErrorCode): { summary: string; value: object } {
   const { error } = ERROR_CODES[code];
-  const value: Record<string, unknown> = { error, request_id: EXAMPLE_REQUEST_ID };
+  const value: Record<string, unknown> = { error, code, request_id: EXAMPLE_REQUEST_ID };
   if (code === 'deserialization_error') value.details = DESERIALIZATION_DETAILS;
   if (code === 'validation_failed')
     value.details = [{ path: 'success_url', message: 'must be an absolute http or https URL' }];

@@ -27,7 +27,12 @@ const AI_ERRORS: readonly ErrorCode[] = [
   'unknown_lane',
   'unknown_model',
   'upstream_rejected',
+  'upstream_content_policy',
+  'upstream_context_length',
   'rate_limited',
+  // A paid lane (lanes config `billing.mode: paid`) without an active subscription; 503 when payment cannot say.
+  'subscription_required',
+  'service_unavailable',
   'internal',
   'upstream_error',
   'upstream_unavailable',

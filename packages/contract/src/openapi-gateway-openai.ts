@@ -21,7 +21,7 @@ export const OPENAI_TAG = {
 };
 
 /** `Authorization: Bearer <key>` as OpenAI's SDKs send it, or `x-api-key`. */
-const security: Record<string, string[]>[] = [{ BearerAuth: [] }, { ApiKeyAuth: [] }];
+export const security: Record<string, string[]>[] = [{ BearerAuth: [] }, { ApiKeyAuth: [] }];
 
 /** OpenAI's `code` where it differs from ours (see apps/gateway/src/openai-compat/errors.ts). */
 const OPENAI_CODE_NAMES: Partial<Record<ErrorCode, string>> = { rate_limited: 'rate_limit_exceeded' };
@@ -36,7 +36,7 @@ function typeOf(status: number): string {
 const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
   model_not_found: 'The model `gpt-4o` does not exist or you do not have access to it.',
   unsupported_parameter: 'Unrecognized request argument supplied: logit_bias',
-  not_found: 'Invalid URL (POST /v1/embeddings)',
+  not_found: 'Invalid URL (POST /v1/audio/transcriptions)',
   deserialization_error: 'deserialization error: messages.0.content: Invalid input',
 };
 
@@ -54,7 +54,7 @@ const STATUS_DESCRIPTIONS: Readonly<Record<number, string>> = {
 };
 
 /** Error responses in OpenAI's shape, grouped by status, one example per code. */
-function openAiErrorResponses(codes: readonly ErrorCode[]): Record<string, ResponseConfig> {
+export function openAiErrorResponses(codes: readonly ErrorCode[]): Record<string, ResponseConfig> {
   return groupErrorResponses(codes, {
     schema: ZOpenAiErrorBody,
     descriptions: STATUS_DESCRIPTIONS,
@@ -68,7 +68,7 @@ function openAiErrorResponses(codes: readonly ErrorCode[]): Record<string, Respo
 }
 
 const AUTH_ERRORS: readonly ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'internal'];
-const CHAT_ERRORS: readonly ErrorCode[] = [
+export const CHAT_ERRORS: readonly ErrorCode[] = [
   // The lane comes from `model`, so the two lane rules answer as model_not_found.
   ...CHAT_RULE_CODES.filter((c) => c !== 'lane_required' && c !== 'unknown_lane'),
   ...AUTH_ERRORS,
@@ -78,6 +78,8 @@ const CHAT_ERRORS: readonly ErrorCode[] = [
   'payload_too_large',
   'model_not_found',
   'upstream_rejected',
+  'upstream_content_policy',
+  'upstream_context_length',
   'rate_limited',
   'upstream_error',
   'upstream_unavailable',

@@ -9,11 +9,12 @@ import {
   ZStoredProviderKey,
   ZStoreProviderKeyRequest,
 } from './gateway-keys';
-import { ZUsageQuery, ZUsageResponse, ZUsageTodayResponse } from './gateway-usage';
 import { buildErrorResponses } from './openapi-errors';
 import { registerAiPaths } from './openapi-gateway-ai';
 import { AUTH_TAGS, registerAuthPaths, SESSION_OR_API_KEY } from './openapi-gateway-auth';
 import { OPENAI_EXTRA_SCHEMAS, OPENAI_TAG, registerOpenAiPaths } from './openapi-gateway-openai';
+import { registerBillingPaths, registerBudgetPaths, registerUsagePaths } from './openapi-gateway-usage';
+import { ANTHROPIC_TAG, registerWirePaths } from './openapi-gateway-wire';
 import {
   type BuildOpenApiOptions,
   buildServiceOpenApi,
@@ -85,35 +86,6 @@ function registerProviderKeyPaths(registry: OpenAPIRegistry): void {
   });
 }
 
-function registerUsagePath(registry: OpenAPIRegistry): void {
-  registry.registerPath({
-    method: 'get',
-    path: '/api/v1/usage',
-    operationId: 'getUsage',
-    summary: 'Usage per project and day',
-    tags: ['Usage'],
-    security: SESSION_OR_API_KEY,
-    request: { query: ZUsageQuery },
-    responses: {
-      200: jsonResponse('Usage rows of the caller.', ZUsageResponse),
-      ...buildErrorResponses([...AUTH_ERRORS, 'validation_failed', 'deserialization_error']),
-    },
-  });
-  registry.registerPath({
-    method: 'get',
-    path: '/api/v1/usage/today',
-    operationId: 'getUsageToday',
-    summary: "Today's tokens against the daily token budget",
-    description: 'The count the AI endpoints check before each call; at or over the budget they answer 429.',
-    tags: ['Usage'],
-    security: SESSION_OR_API_KEY,
-    responses: {
-      200: jsonResponse('Tokens used today (UTC).', ZUsageTodayResponse),
-      ...buildErrorResponses(AUTH_ERRORS),
-    },
-  });
-}
-
 function registerConfigPath(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
@@ -152,21 +124,34 @@ export function buildGatewayOpenApi(
           name: 'x-api-key',
           description: 'An API key created with POST /api/v1/auth/api-keys.',
         },
+        ServiceToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'GATEWAY_SERVICE_TOKEN, for in-house services (the billing shipper).',
+        },
       },
       registerPaths: (registry) => {
         registerAuthPaths(registry);
         registerAiPaths(registry);
         registerProviderKeyPaths(registry);
-        registerUsagePath(registry);
+        registerUsagePaths(registry);
+        registerBudgetPaths(registry);
+        registerBillingPaths(registry);
         registerConfigPath(registry);
         registerOpenAiPaths(registry);
+        registerWirePaths(registry);
       },
       tags: [
         ...AUTH_TAGS,
         { name: 'AI', description: 'Completions and media; authenticated with x-api-key.' },
         { name: KEYS_TAG, description: 'Bring your own provider key.' },
-        { name: 'Usage', description: 'Requests and tokens per project and day.' },
+        {
+          name: 'Usage',
+          description: 'Requests, tokens and cost per project, key, model and day; the ledger feed.',
+        },
+        { name: 'Budgets', description: 'Token and cost budgets per user, API key and project.' },
         OPENAI_TAG,
+        ANTHROPIC_TAG,
       ],
       // The stream events appear only in the SSE description, so they are listed explicitly.
       extraSchemas: [ZStreamChunkEvent, ZStreamDoneEvent, ZStreamErrorEvent, ...OPENAI_EXTRA_SCHEMAS],

@@ -2,6 +2,8 @@ import type { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to
 import type { ErrorCode } from '@platform/errors/codes';
 import { z } from 'zod';
 import { buildErrorResponses } from './openapi-errors';
+import { COMMON_ERRORS, registerStripeWebhookPath } from './openapi-payment-shared';
+import { registerUsagePaths } from './openapi-payment-usage';
 import { type BuildOpenApiOptions, buildServiceOpenApi, jsonBody, jsonResponse } from './openapi-shared';
 import {
   ZCheckoutSessionResponse,
@@ -9,26 +11,21 @@ import {
   ZCreateItemCheckoutRequest,
   ZCreatePortalSessionRequest,
   ZCreateSubscriptionCheckoutRequest,
+  ZEntitlementsResponse,
   ZIdempotencyKey,
   ZPortalSessionResponse,
-  ZStripeWebhookAck,
+  ZPurchasesResponse,
   ZStripeWebhookEvent,
   ZSubscriptionStatusParams,
   ZSubscriptionStatusResponse,
+  ZSyncResponse,
+  ZUserParams,
 } from './payment';
 
 const API_KEY_SCHEME = 'ApiKeyAuth';
 const security = [{ [API_KEY_SCHEME]: [] }];
 const idempotencyHeaders = z.object({ 'Idempotency-Key': ZIdempotencyKey.optional() });
 
-/** Errors every authenticated call may return. */
-const COMMON_ERRORS: readonly ErrorCode[] = [
-  'missing_api_key',
-  'invalid_api_key',
-  'rate_limited',
-  'internal',
-  'service_unavailable',
-];
 /** Errors of every JSON-body call that talks to Stripe. */
 const WRITE_ERRORS: readonly ErrorCode[] = [
   ...COMMON_ERRORS,
@@ -45,6 +42,14 @@ const WRITE_ERRORS: readonly ErrorCode[] = [
   'stripe_rate_limited',
 ];
 const CHECKOUT_ERRORS: readonly ErrorCode[] = [...WRITE_ERRORS, 'price_not_found'];
+/** Errors of the reads that may ask Stripe (subscription status, entitlements). */
+const STRIPE_READ_ERRORS: readonly ErrorCode[] = [
+  ...COMMON_ERRORS,
+  'validation_failed',
+  'not_found',
+  'stripe_unavailable',
+  'stripe_rate_limited',
+];
 
 type Checkout = {
   path: string;
@@ -60,21 +65,21 @@ const CHECKOUTS: readonly Checkout[] = [
     operationId: 'createSubscriptionCheckout',
     summary: 'Checkout session for a subscription',
     schema: ZCreateSubscriptionCheckoutRequest,
-    errors: [...CHECKOUT_ERRORS, 'price_not_recurring', 'price_product_mismatch'],
+    errors: [...CHECKOUT_ERRORS, 'price_not_recurring', 'price_product_mismatch', 'subscription_exists'],
   },
   {
     path: '/api/v1/checkout/item',
     operationId: 'createItemCheckout',
     summary: 'Checkout session for a single item',
     schema: ZCreateItemCheckoutRequest,
-    errors: CHECKOUT_ERRORS,
+    errors: [...CHECKOUT_ERRORS, 'subscription_exists'],
   },
   {
     path: '/api/v1/checkout/cart',
     operationId: 'createCartCheckout',
     summary: 'Checkout session for a cart of items',
     schema: ZCreateCartCheckoutRequest,
-    errors: CHECKOUT_ERRORS,
+    errors: [...CHECKOUT_ERRORS, 'subscription_exists'],
   },
 ];
 
@@ -85,7 +90,8 @@ function registerApiPaths(registry: OpenAPIRegistry): void {
       path: c.path,
       operationId: c.operationId,
       summary: c.summary,
-      description: 'Redirect the customer to `checkout_url`.',
+      description:
+        'Redirect the customer to `checkout_url`. A subscription checkout (any recurring price) for a product the user already has an `active`, `trialing` or `past_due` subscription to is refused with 409 `subscription_exists`: send the user to the customer portal (`POST /api/v1/portal`) instead.',
       tags: ['Checkout'],
       security,
       request: {
@@ -109,13 +115,7 @@ function registerApiPaths(registry: OpenAPIRegistry): void {
     request: { params: ZSubscriptionStatusParams },
     responses: {
       200: jsonResponse('Current status.', ZSubscriptionStatusResponse),
-      ...buildErrorResponses([
-        ...COMMON_ERRORS,
-        'validation_failed',
-        'not_found',
-        'stripe_unavailable',
-        'stripe_rate_limited',
-      ]),
+      ...buildErrorResponses(STRIPE_READ_ERRORS),
     },
   });
   registry.registerPath({
@@ -137,30 +137,63 @@ function registerApiPaths(registry: OpenAPIRegistry): void {
   });
 }
 
-function registerWebhookPath(registry: OpenAPIRegistry): void {
+/** The per-user reads and the sync: path `{user_id}`, API key, rate limit, the common errors. */
+function registerUserPaths(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/purchases/{user_id}',
+    operationId: 'listPurchases',
+    summary: 'One-time purchases of a user',
+    description:
+      'Payment-mode checkouts of the user, newest first (at most 100), with their line items and a status: `paid`, `pending` (async payment under way), `failed`, `refunded`, `partially_refunded`, `disputed`. Kept by webhooks and the reconciliation job; a user with none gets an empty list.',
+    tags: ['Purchases'],
+    security,
+    request: { params: ZUserParams },
+    responses: {
+      200: jsonResponse('The purchases.', ZPurchasesResponse),
+      ...buildErrorResponses([...COMMON_ERRORS, 'validation_failed', 'not_found']),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/entitlements/{user_id}',
+    operationId: 'getEntitlements',
+    summary: 'Active entitlements of a user',
+    description:
+      "The features (Stripe feature lookup keys) the user's payments grant now, as Stripe's entitlements compute them from the product catalogue. Ask this instead of interpreting subscription statuses; an empty list when there are none.",
+    tags: ['Entitlements'],
+    security,
+    request: { params: ZUserParams },
+    responses: {
+      200: jsonResponse('The active entitlements.', ZEntitlementsResponse),
+      ...buildErrorResponses(STRIPE_READ_ERRORS),
+    },
+  });
   registry.registerPath({
     method: 'post',
+    path: '/api/v1/sync/{user_id}',
+    operationId: 'syncUser',
+    summary: 'Re-read a user from Stripe now',
+    description:
+      "Call it from the success page Stripe redirects to: the user's subscriptions, entitlements and one-time purchases are read from Stripe and stored before any webhook arrives. No body. 404 for a user who never checked out.",
+    tags: ['Subscriptions'],
+    security,
+    request: { params: ZUserParams },
+    responses: {
+      200: jsonResponse('What is stored for the user now.', ZSyncResponse),
+      ...buildErrorResponses([...STRIPE_READ_ERRORS, 'customer_not_found']),
+    },
+  });
+}
+
+function registerWebhookPath(registry: OpenAPIRegistry): void {
+  registerStripeWebhookPath(registry, {
     path: '/webhooks/stripe',
     operationId: 'receiveStripeWebhook',
     summary: 'Stripe webhook receiver',
     description:
       'Called by Stripe, not by clients. The raw body is verified against the Stripe-Signature header; events already processed are acknowledged again without effect.',
-    tags: ['Webhooks'],
-    request: {
-      headers: z.object({
-        'Stripe-Signature': z.string().min(1).meta({ description: 'Signature computed by Stripe.' }),
-      }),
-      body: jsonBody(ZStripeWebhookEvent),
-    },
-    responses: {
-      200: jsonResponse('Event accepted.', ZStripeWebhookAck),
-      ...buildErrorResponses([
-        'webhook_signature_invalid',
-        'payload_too_large',
-        'internal',
-        'service_unavailable',
-      ]),
-    },
+    body: ZStripeWebhookEvent,
   });
 }
 
@@ -173,7 +206,7 @@ export function buildPaymentOpenApi(
       service: 'payment',
       title: 'Payment Service',
       description:
-        'Hosted checkout sessions, subscription status and customer portal sessions in front of Stripe.',
+        'Hosted checkout sessions, subscription status, one-time purchases, entitlements and customer portal sessions in front of Stripe.',
       securitySchemes: {
         [API_KEY_SCHEME]: {
           type: 'apiKey',
@@ -184,12 +217,17 @@ export function buildPaymentOpenApi(
       },
       registerPaths: (registry) => {
         registerApiPaths(registry);
+        registerUserPaths(registry);
         registerWebhookPath(registry);
+        registerUsagePaths(registry, security);
       },
       tags: [
         { name: 'Checkout', description: 'Create hosted checkout sessions.' },
         { name: 'Subscriptions', description: 'Subscription status lookups.' },
         { name: 'Portal', description: 'Customer portal sessions.' },
+        { name: 'Purchases', description: 'One-time purchases and their refunds and disputes.' },
+        { name: 'Entitlements', description: 'Features the user has paid for.' },
+        { name: 'Usage', description: 'Usage events billed through Stripe Billing Meters.' },
         { name: 'Webhooks', description: 'Events sent by Stripe.' },
       ],
     },

@@ -85,13 +85,20 @@ export function registerOperationalPaths(registry: OpenAPIRegistry, service: str
     path: '/metrics',
     operationId: 'getMetrics',
     summary: 'Prometheus metrics',
-    description: 'Prometheus text exposition format. Meant for the scraper on the internal network.',
+    description:
+      'Prometheus text exposition format, for the scraper on the internal network: answered only with ' +
+      '`Authorization: Bearer <METRICS_TOKEN>`, or without the token set only to a loopback client not ' +
+      'behind a proxy; anyone else gets the 404 of an unknown path. The reverse proxy never forwards it.',
     tags: [OPERATIONS_TAG.name],
     responses: {
       200: {
         description: 'Current metrics.',
         content: { [METRICS_CONTENT_TYPE]: { schema: { type: 'string' } } },
       },
+      404: jsonResponse(
+        'Not this caller (no or a wrong bearer token, or not on loopback without one): `{"error":"not found","request_id":…}`.',
+        ZErrorBody,
+      ),
     },
   });
 }
@@ -105,7 +112,8 @@ export type ServiceOpenApi = {
   /** Header or cookie credentials, by scheme name. */
   securitySchemes: Record<
     string,
-    { type: 'apiKey'; in: 'header' | 'cookie'; name: string; description: string }
+    | { type: 'apiKey'; in: 'header' | 'cookie'; name: string; description: string }
+    | { type: 'http'; scheme: 'bearer'; description: string }
   >;
   registerPaths: (registry: OpenAPIRegistry) => void;
   /** Tags after the Operations tag. */

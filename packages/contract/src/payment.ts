@@ -182,3 +182,89 @@ export const ZStripeWebhookEvent = z
 
 export const ZStripeWebhookAck = z.object({ received: z.literal(true) }).meta({ id: 'StripeWebhookAck' });
 export type StripeWebhookAck = z.infer<typeof ZStripeWebhookAck>;
+
+/** Path parameter of the per-user endpoints (purchases, entitlements, sync). */
+export const ZUserParams = z.object({ user_id: ZUserId });
+export type UserParams = z.infer<typeof ZUserParams>;
+
+/** What became of a one-time purchase; the most serious state wins (a dispute, then refunds, then the payment). */
+export const PURCHASE_STATUSES = [
+  'paid',
+  'pending',
+  'failed',
+  'refunded',
+  'partially_refunded',
+  'disputed',
+] as const;
+export const ZPurchaseStatus = z.enum(PURCHASE_STATUSES).meta({
+  id: 'PurchaseStatus',
+  description:
+    '`paid`; `pending` (an async method such as a bank debit has not settled); `failed` (it did not); `refunded` / `partially_refunded`; `disputed` (an open or lost dispute).',
+});
+export type PurchaseStatus = z.infer<typeof ZPurchaseStatus>;
+
+export const ZPurchaseItem = z
+  .object({
+    price_id: z.string().meta({ example: 'price_1Qx12AbCd' }),
+    product_id: z.string().meta({ example: 'prod_Qx12AbCd' }),
+    quantity: z.number().int(),
+    amount_total: z.number().int().meta({ description: 'In the smallest currency unit.', example: 1500 }),
+  })
+  .meta({ id: 'PurchaseItem' });
+
+export const ZPurchase = z
+  .object({
+    purchase_id: z
+      .string()
+      .meta({ description: 'The Stripe Checkout session id.', example: 'cs_test_a1B2c3' }),
+    status: ZPurchaseStatus,
+    amount_total: z.number().int().meta({ description: 'In the smallest currency unit.', example: 1500 }),
+    amount_refunded: z.number().int().meta({ example: 0 }),
+    currency: z.string().meta({ example: 'usd' }),
+    created_at: ZIsoTimestamp,
+    items: z.array(ZPurchaseItem),
+  })
+  .meta({ id: 'Purchase' });
+export type Purchase = z.infer<typeof ZPurchase>;
+
+/** `GET /api/v1/purchases/{user_id}`: the user's one-time purchases, newest first (at most 100). */
+export const ZPurchasesResponse = z
+  .object({ user_id: z.string(), purchases: z.array(ZPurchase) })
+  .meta({ id: 'PurchasesResponse' });
+export type PurchasesResponse = z.infer<typeof ZPurchasesResponse>;
+
+/** `GET /api/v1/entitlements/{user_id}`: the features the user's payments grant, by lookup key. */
+export const ZEntitlementsResponse = z
+  .object({
+    user_id: z.string(),
+    entitlements: z
+      .array(
+        z.object({
+          lookup_key: z
+            .string()
+            .meta({ description: 'The Stripe feature lookup key.', example: 'pro_models' }),
+          feature_id: z.string().meta({ example: 'feat_61Qx12AbCd' }),
+        }),
+      )
+      .meta({ description: 'Sorted by lookup_key; empty when the user has none.' }),
+  })
+  .meta({ id: 'EntitlementsResponse' });
+export type EntitlementsResponse = z.infer<typeof ZEntitlementsResponse>;
+
+/** `POST /api/v1/sync/{user_id}`: what the service holds for the user after reading it from Stripe. */
+export const ZSyncResponse = z
+  .object({
+    user_id: z.string(),
+    synced_at: ZIsoTimestamp,
+    subscriptions: z.array(
+      z.object({
+        subscription_id: z.string(),
+        status: ZSubscriptionStatus,
+        product_ids: z.array(z.string()),
+      }),
+    ),
+    entitlements: z.array(z.string()).meta({ description: 'Active feature lookup keys.' }),
+    purchases: z.number().int().meta({ description: 'Completed one-time purchases read from Stripe.' }),
+  })
+  .meta({ id: 'SyncResponse' });
+export type SyncResponse = z.infer<typeof ZSyncResponse>;

@@ -14,7 +14,14 @@ const PAYMENT_OPERATIONS = [
   'post /api/v1/checkout/cart',
   'get /api/v1/subscriptions/{user_id}/{product_id}',
   'post /api/v1/portal',
+  'get /api/v1/purchases/{user_id}',
+  'get /api/v1/entitlements/{user_id}',
+  'post /api/v1/sync/{user_id}',
   'post /webhooks/stripe',
+  // Usage billing (issue 25, docs/billing.md).
+  'post /api/v1/usage-events',
+  'get /api/v1/usage-events/error-reports',
+  'post /webhooks/stripe/events',
 ];
 const GATEWAY_OPERATIONS = [
   'get /health',
@@ -41,8 +48,19 @@ const GATEWAY_OPERATIONS = [
   'post /api/v1/auth/api-keys/revoke',
   'get /api/v1/usage',
   'get /api/v1/usage/today',
+  // Beyond the spec (issue 31, docs/usage-and-budgets.md): the ledger feed and budgets.
+  'get /api/v1/usage/records',
+  'get /api/v1/usage/feed',
+  'get /api/v1/budgets',
+  'put /api/v1/budgets',
+  'delete /api/v1/budgets',
+  // Beyond the spec (issue 25, docs/billing.md): payment's subscription notices.
+  'post /api/v1/billing/subscription-changes',
   'get /api/v1/config',
   'post /v1/chat/completions',
+  'post /v1/messages',
+  'post /v1/responses',
+  'post /v1/embeddings',
   'get /v1/models',
   'get /v1/models/{model}',
 ];
@@ -91,10 +109,14 @@ describe.each([
     expect(build().servers).toEqual([{ url: '/' }]);
   });
 
-  it('answers every error status of every operation with ErrorBody (OpenAiErrorBody under /v1)', () => {
+  it('answers every error status of every operation with ErrorBody (OpenAiErrorBody under /v1, AnthropicError for /v1/messages)', () => {
     const doc = build();
     for (const key of expected) {
-      const body = key.includes(' /v1/') ? 'OpenAiErrorBody' : 'ErrorBody';
+      const body = key.endsWith(' /v1/messages')
+        ? 'AnthropicError'
+        : key.includes(' /v1/')
+          ? 'OpenAiErrorBody'
+          : 'ErrorBody';
       for (const [status, response] of Object.entries(operation(doc, key).responses)) {
         if (Number(status) < 400) continue;
         const schema = (response as { content?: Record<string, { schema?: unknown }> }).content?.[
@@ -127,10 +149,17 @@ describe('payment document', () => {
   });
 
   it('documents 401, 400, 404, 429, 500, 502 and 503 everywhere, and 409, 413 and 422 on JSON bodies', () => {
-    for (const key of api) {
+    // The usage operations never call Stripe in the request (no 502/409) and have no resource to miss (404).
+    for (const key of api.filter((k) => !k.includes('/usage-events'))) {
       const statuses = Object.keys(operation(doc, key).responses);
-      expect(statuses).toEqual(expect.arrayContaining(['400', '401', '404', '429', '500', '502', '503']));
-      if (key.startsWith('post')) expect(statuses).toEqual(expect.arrayContaining(['409', '413', '422']));
+      // GET /api/v1/purchases/{user_id} reads the database only: no Stripe call, no 502.
+      const upstream = key.includes('/purchases/') ? [] : ['502'];
+      expect(statuses).toEqual(
+        expect.arrayContaining(['400', '401', '404', '429', '500', '503', ...upstream]),
+      );
+      // POST /api/v1/sync/{user_id} takes no body.
+      if (key.startsWith('post') && !key.includes('/sync/'))
+        expect(statuses).toEqual(expect.arrayContaining(['409', '413', '422']));
     }
   });
 
@@ -159,7 +188,12 @@ describe('gateway document', () => {
       SessionCookie: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'gw_session' }),
       ApiKeyAuth: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }),
       BearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      ServiceToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     });
+  });
+
+  it('the usage feed for services takes the service token only', () => {
+    expect(operation(doc, 'get /api/v1/usage/feed').security).toEqual([{ ServiceToken: [] }]);
   });
 
   it('documents the OpenAI-compatible API with OpenAI-shaped errors, bearer or x-api-key', () => {

@@ -168,11 +168,14 @@ describe('responses', () => {
     expect(
       ZHealthResponse.safeParse({ status: 'ok', timestamp: new Date().toISOString(), service: 'x' }).success,
     ).toBe(true);
-    expect(ZErrorBody.parse({ error: 'not found', request_id: EXAMPLE_REQUEST_ID })).toEqual({
+    expect(
+      ZErrorBody.parse({ error: 'not found', code: 'not_found', request_id: EXAMPLE_REQUEST_ID }),
+    ).toEqual({
       error: 'not found',
+      code: 'not_found',
       request_id: EXAMPLE_REQUEST_ID,
     });
-    expect(ZErrorBody.safeParse({ error: 'x', request_id: 'not-a-uuid' }).success).toBe(false);
+    expect(ZErrorBody.safeParse({ error: 'x', code: 'x', request_id: 'not-a-uuid' }).success).toBe(false);
   });
 });
 

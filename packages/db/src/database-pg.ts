@@ -28,9 +28,14 @@ async function runTransaction<T>(client: pg.PoolClient, fn: (tx: SqlRunner) => P
 }
 
 /** Postgres through one pg Pool, shared by Prisma (PrismaPg accepts a pool) and raw SQL. */
-export async function openPostgres(url: string, logger?: DbLogger): Promise<PostgresDatabase> {
+export async function openPostgres(
+  url: string,
+  logger?: DbLogger,
+  poolMax?: number,
+): Promise<PostgresDatabase> {
   // A refused or hanging connection fails within 1.5 s (answered 503) instead of waiting for ever.
-  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 1500 });
+  // `max`: the process's share of the service's connection budget (service-kit databasePoolSize).
+  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 1500, max: poolMax });
   // An idle client that loses its server emits 'error' on the pool; unhandled it would crash the process.
   pool.on('error', (err) =>
     logger?.warn({ err: { message: err.message } }, 'idle postgres connection failed'),

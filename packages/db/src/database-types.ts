@@ -70,4 +70,6 @@ export type OpenDatabaseOptions = {
    */
   snapshot?: Blob;
   logger?: DbLogger;
+  /** Postgres only: most connections this process's pool opens (pg's default: 10). */
+  poolMax?: number;
 };

@@ -9,6 +9,6 @@ export async function openDatabase(
 ): Promise<PgliteDatabase>;
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database>;
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  if (options.url) return openPostgres(options.url, options.logger);
+  if (options.url) return openPostgres(options.url, options.logger, options.poolMax);
   return openPglite(options);
 }

@@ -14,6 +14,8 @@ export type OpenServiceStorageOptions = {
   /** The app's prisma/migrations folder, applied before anything else runs. */
   migrationsDir: string;
   logger: DbLogger;
+  /** Most Postgres connections this process opens (its share of the connection budget). */
+  poolMax?: number;
 };
 
 export type ServiceStorage = { db: Database; kv: KeyValueStore; close(): Promise<void> };
@@ -29,6 +31,7 @@ export async function openServiceStorage(opts: OpenServiceStorageOptions): Promi
     url: opts.databaseUrl,
     dataDir: opts.databaseUrl ? undefined : opts.dataDir,
     logger,
+    poolMax: opts.poolMax,
   });
   const { applied } = await applyMigrations({ db, migrationsDir: opts.migrationsDir, logger });
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');

@@ -11,7 +11,7 @@ function createIo(cwd: string, env: MigrateCliIo['env'] = {}) {
 
 async function copyPaymentApp(): Promise<string> {
   const appDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cli-app-'));
-  await fs.cp(path.resolve(__dirname, '../../../apps/payment/prisma'), path.join(appDir, 'prisma'), {
+  await fs.cp(path.resolve(__dirname, 'fixtures/payment-init/prisma'), path.join(appDir, 'prisma'), {
     recursive: true,
   });
   return appDir;

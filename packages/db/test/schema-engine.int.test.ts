@@ -20,7 +20,8 @@ import {
 } from '../src/schema-engine';
 import { backends, createFreshDatabase, serverUrl } from './backends';
 
-const payment = resolvePrismaPaths(path.resolve(__dirname, '../../../apps/payment'));
+/** The payment app's first schema and migration, frozen so these tests do not move with the app. */
+const payment = resolvePrismaPaths(path.resolve(__dirname, 'fixtures/payment-init'));
 
 /** A copy of the payment app's prisma folder that a test may change. */
 async function copyPaymentApp(): Promise<string> {

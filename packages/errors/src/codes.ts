@@ -18,6 +18,12 @@ export const ERROR_CODES = {
   rate_limited: { status: 429, error: 'rate_limited' },
   internal: { status: 500, error: 'internal error' },
   service_unavailable: { status: 503, error: 'service unavailable' },
+  /** Node's HTTP parser refused the request (control bytes in a header value, malformed request line). */
+  bad_request: { status: 400, error: 'bad request' },
+  /** Request line and headers over Node's 16 kB limit. */
+  header_fields_too_large: { status: 431, error: 'request header fields too large' },
+  /** The request did not arrive completely within the server's header/request timeout. */
+  request_timeout: { status: 408, error: 'request timeout' },
 
   // --- authentication (gateway spec, reused by payment) -----------------------
   missing_api_key: { status: 401, error: 'missing api key' },
@@ -49,6 +55,12 @@ export const ERROR_CODES = {
   upstream_error: { status: 502, error: 'upstream AI service error' },
   upstream_rejected: { status: 400, error: 'upstream AI service rejected the request' },
   upstream_unavailable: { status: 503, error: 'upstream AI service unavailable' },
+  /** A provider's content policy refused the request; `details[0]` carries its reason code. */
+  upstream_content_policy: { status: 400, error: 'upstream AI service refused the content' },
+  /** The prompt is longer than the context window of every target of the lane. */
+  upstream_context_length: { status: 400, error: 'prompt exceeds the context window of every target' },
+  /** A paid lane (lanes config `billing.mode: paid`) and the user has no active subscription to its product. */
+  subscription_required: { status: 402, error: 'subscription required' },
 
   // --- payment ------------------------------------------------------------------
   price_not_found: { status: 400, error: 'price not found' },
@@ -63,6 +75,8 @@ export const ERROR_CODES = {
   stripe_unavailable: { status: 502, error: 'stripe unavailable' },
   webhook_signature_invalid: { status: 400, error: 'invalid webhook signature' },
   idempotency_conflict: { status: 409, error: 'idempotency key reused with different parameters' },
+  /** A subscription checkout for a product the user already has an active, trialing or past_due subscription to. */
+  subscription_exists: { status: 409, error: 'an active subscription to this product already exists' },
 
   // --- gateway AI ranges (contract's checkChatRules) ------------------------------
   /** max_tokens above the largest context window offered (CHAT_LIMITS.maxMaxTokens). */

@@ -4,7 +4,12 @@ import { AppError, type ErrorDetail } from './app-error';
 import type { ErrorCode } from './codes';
 import { isDependencyUnavailable } from './unavailable';
 
-export type ErrorBody = { error: string; request_id: string; details?: ErrorDetail[] };
+/**
+ * The JSON error body of both services. `error` is the human string (unchanged
+ * since the specs); `code` is the stable machine code (a key of ERROR_CODES) to
+ * branch on, since an `error` string may be replaced by a more precise message.
+ */
+export type ErrorBody = { error: string; code: ErrorCode; request_id: string; details?: ErrorDetail[] };
 
 type BodyParserError = Error & { type?: string; status?: number; statusCode?: number; expose?: boolean };
 
@@ -79,14 +84,23 @@ export function errorHandler(
 ): ErrorRequestHandler {
   return (err, _req, res, next) => {
     if (res.headersSent) {
+      // Already answered in full (e.g. 503 at the shutdown drain deadline while this call was
+      // still running): nobody to tell; Express' final handler would print the stack and cut the socket.
+      if (res.writableEnded) {
+        opts.logger?.warn({ err: { message: (err as Error)?.message } }, 'error after the response was sent');
+        return;
+      }
       next(err);
       return;
     }
     const appErr = toAppError(err);
     const log = opts.logger;
-    // A dependency being down is an operational state, reported by /health/ready: one warn line, no stack.
+    // A dependency being down or an upstream timing out is an expected operational state (503, 504),
+    // reported by /health/ready and the metrics: one warn line, no stack. Other 5xx are defects.
     if (appErr.code === 'service_unavailable')
       log?.warn({ err: { message: (err as Error)?.message } }, 'dependency unavailable');
+    else if (appErr.status === 503 || appErr.status === 504)
+      log?.warn({ status: appErr.status, err: { message: (err as Error)?.message } }, 'request failed');
     else if (appErr.status >= 500) log?.error({ err }, 'request failed');
     if (appErr.headers) for (const [k, v] of Object.entries(appErr.headers)) res.setHeader(k, v);
     res
@@ -96,7 +110,7 @@ export function errorHandler(
 }
 
 function errorBodyOf(appErr: AppError, res: Parameters<RequestHandler>[1]): ErrorBody {
-  const body: ErrorBody = { error: appErr.publicMessage, request_id: requestIdOf(res) };
+  const body: ErrorBody = { error: appErr.publicMessage, code: appErr.code, request_id: requestIdOf(res) };
   if (appErr.details && appErr.details.length > 0) body.details = appErr.details;
   return body;
 }

@@ -13,7 +13,7 @@ export function addAccessLogFields(res: Response, fields: Record<string, unknown
  * URL, client address, status and latency, plus whatever the route added
  * with `addAccessLogFields`. No request or response headers and never a body:
  * the line is cheap to build and carries nothing a client sent in a header.
- * Level: info below 400, warn for 4xx, error for 5xx; a request the client
+ * Level: info below 400, warn for 4xx, 503 and 504, error for other 5xx; a request the client
  * abandoned is logged at info with `aborted: true`. Query strings go through
  * the logger's redaction like every line.
  */
@@ -32,14 +32,17 @@ export function httpLogger(logger: Logger, opts: { ignorePaths?: string[] } = {}
       const aborted = !res.writableFinished;
       const line: Record<string, unknown> = {
         request_id: res.locals.requestId,
-        req: { method, url, remoteAddress: req.socket.remoteAddress },
+        // req.ip: the client address behind the trusted proxies (TRUST_PROXY_HOPS), the socket's without.
+        req: { method, url, remoteAddress: req.ip ?? req.socket.remoteAddress },
         res: { statusCode: status },
         responseTime: Math.round((performance.now() - started) * 100) / 100,
       };
       if (aborted) line.aborted = true;
       const extra = (res.locals as { accessLog?: Record<string, unknown> }).accessLog;
       if (extra) Object.assign(line, extra);
-      if (status >= 500 && !aborted) logger.error(line, 'request errored');
+      // 503 and 504 are expected states (a dependency down, an upstream too slow), logged at warn.
+      if (status >= 500 && status !== 503 && status !== 504 && !aborted)
+        logger.error(line, 'request errored');
       else if (status >= 400 && !aborted) logger.warn(line, 'request completed');
       else logger.info(line, aborted ? 'request aborted' : 'request completed');
     });

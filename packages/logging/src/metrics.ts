@@ -1,11 +1,11 @@
 import cluster from 'node:cluster';
 import { AppError } from '@platform/errors';
 import type { RequestHandler } from 'express';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { metricsFromPrimary, reportToPrimary } from './cluster-metrics';
 
 /** Re-exported so apps add their own metrics to the same registry without depending on prom-client. */
-export { Counter, Histogram, Registry };
+export { Counter, Gauge, Histogram, Registry };
 
 export type HttpMetrics = {
   registry: Registry;

@@ -14,12 +14,34 @@
  * regexes left run over flat text and cannot backtrack more than one run of
  * whitespace.
  */
+import { LRUCache } from 'lru-cache';
+
 export const REDACTED = '[REDACTED]';
 
 const SNAKE = /(?:^|[-_.])(?:key|apikey|secret|token|code|password|passwd|authorization|cookie|signature)$/i;
 const CAMEL = /[a-z0-9](?:Key|Secret|Token|Code|Password|Signature)$/;
 /** Names that match the patterns above but carry no secret. */
 const ALLOWED = new Set(['statusCode', 'status_code', 'errorCode', 'error_code']);
+
+/**
+ * A property named `code` is kept when its value reads as an error code: a
+ * snake_case word list of letters (`model_not_found`, as @platform/errors names
+ * them) or a Node errno (`ECONNREFUSED`, `ERR_STREAM_PREMATURE_CLOSE`). Secret
+ * codes (magic links: 43 base64url characters; one-time numbers) do not have
+ * that shape, so they stay redacted. Unambiguous patterns over at most 64
+ * characters: no backtracking.
+ */
+const ERROR_CODE_NAME = 'code';
+const ERROR_CODE_VALUE = /^"(?:[a-z]+(?:_[a-z]+)*|E[A-Z]+|ERR_[A-Z]+(?:_[A-Z]+)*)"$/;
+const MAX_ERROR_CODE_LENGTH = 64;
+
+function isErrorCode(name: string, quotedValue: string): boolean {
+  return (
+    name === ERROR_CODE_NAME &&
+    quotedValue.length <= MAX_ERROR_CODE_LENGTH + 2 &&
+    ERROR_CODE_VALUE.test(quotedValue)
+  );
+}
 
 function testSecretName(name: string): boolean {
   if (ALLOWED.has(name)) return false;
@@ -29,19 +51,19 @@ function testSecretName(name: string): boolean {
 /**
  * Property names seen on log lines and their verdict. Lines repeat the same
  * few dozen names (the access log's on every request), so the two regexes run
- * once per name rather than once per property per line. Bounded: names a
- * client controls (e.g. in an error detail) are tested but not remembered
- * once it is full.
+ * once per name rather than once per property per line. Bounded like every
+ * cache of the services (lru-cache): names a client controls (e.g. in an
+ * error detail) push out the least recently seen, and long ones are never
+ * remembered.
  */
-const verdicts = new Map<string, boolean>();
-const MAX_VERDICTS = 512;
+const verdicts = new LRUCache<string, boolean>({ max: 512 });
 const MAX_REMEMBERED_NAME = 64;
 
 export function isSecretName(name: string): boolean {
   const known = verdicts.get(name);
   if (known !== undefined) return known;
   const secret = testSecretName(name);
-  if (verdicts.size < MAX_VERDICTS && name.length <= MAX_REMEMBERED_NAME) verdicts.set(name, secret);
+  if (name.length <= MAX_REMEMBERED_NAME) verdicts.set(name, secret);
   return secret;
 }
 
@@ -142,9 +164,13 @@ function redactProperties(line: string): string {
         continue;
       }
       const value = skipSpace(line, colon + 1);
-      if (line.charCodeAt(value) !== OPEN_OBJECT && isSecretName(propertyName(line, i, end))) {
+      const name = line.charCodeAt(value) !== OPEN_OBJECT ? propertyName(line, i, end) : undefined;
+      if (name !== undefined && isSecretName(name)) {
         const after = valueEnd(line, value);
-        if (after > value) {
+        if (
+          after > value &&
+          !isErrorCode(name, line.slice(value, Math.min(after, value + MAX_ERROR_CODE_LENGTH + 3)))
+        ) {
           parts.push(line.slice(copied, value), `"${REDACTED}"`);
           copied = after;
           i = after;

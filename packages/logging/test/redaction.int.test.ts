@@ -131,6 +131,35 @@ describe('log redaction', () => {
     expect(out).toEqual({ 'set-cookie': '[REDACTED]', code: '[REDACTED]', secret: '[REDACTED]', keep: 'v' });
   });
 
+  it('keeps an error code under `code` readable while secret codes stay redacted', () => {
+    const magic = 'mAg1c_C0de-9f8e7d6c5b4a39281706f5e4d3c2b1a0zYx'; // the shape of a magic-link code
+    const line = JSON.stringify({
+      err: { code: 'model_not_found', cause: { code: 'ECONNREFUSED' } },
+      stream: { code: 'ERR_STREAM_PREMATURE_CLOSE' },
+      login: { code: magic },
+      otp: { code: '123456' },
+      hex: { code: 'a3f9c2d1e0b7' },
+      upper: { code: 'ABCDEF' },
+      long: { code: `${'a_'.repeat(40)}a` },
+      number: { code: 424242 },
+      magicCode: 'invalid_code',
+    });
+    const out = JSON.parse(redactLine(line));
+    expect(out).toEqual({
+      err: { code: 'model_not_found', cause: { code: 'ECONNREFUSED' } },
+      stream: { code: 'ERR_STREAM_PREMATURE_CLOSE' },
+      login: { code: '[REDACTED]' },
+      otp: { code: '[REDACTED]' },
+      hex: { code: '[REDACTED]' },
+      upper: { code: '[REDACTED]' },
+      long: { code: '[REDACTED]' },
+      number: { code: '[REDACTED]' },
+      // Only a property named exactly `code` is read this way.
+      magicCode: '[REDACTED]',
+    });
+    expect(redactLine(line)).not.toContain(magic);
+  });
+
   it('gives the same verdicts once its memory of names is full, and for names too long to remember', () => {
     // More distinct names than it remembers, as client-controlled keys in a logged object would be.
     const many = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`field${i}`, i]));

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
-import os from 'node:os';
 import { serveClusterMetrics } from '@platform/logging/cluster-metrics';
+import { usableCpus } from './cpu-limit';
 import { SHUTDOWN_MESSAGE, STOP_DEADLINE_MS } from './server';
 import { START_FAILED, type StartFailedMessage, startService } from './start-service';
 import { parseWorkers, WORKERS_HELP } from './workers';
@@ -20,10 +20,13 @@ export type ProcessPlan = { mode: 'single'; warning?: string } | { mode: 'cluste
  * process's folder) or the in-memory key-value store, each worker would have
  * its own, so those run one process whatever WORKERS says.
  */
-export function planProcesses(env: Record<string, string | undefined>): ProcessPlan {
+export function planProcesses(
+  env: Record<string, string | undefined>,
+  cpus: () => number = () => usableCpus(),
+): ProcessPlan {
   const setting = parseWorkers(env.WORKERS);
   if (setting === undefined) throw new Error(WORKERS_HELP);
-  const workers = setting === 'auto' ? os.availableParallelism() : setting;
+  const workers = setting === 'auto' ? cpus() : setting;
   const embedded = [!env.DATABASE_URL && 'DATABASE_URL', !env.REDIS_URL && 'REDIS_URL'].filter(Boolean);
   if (embedded.length > 0) {
     if (workers <= 1) return { mode: 'single' };
@@ -110,7 +113,8 @@ function runPrimary(service: string, count: number, log: Log): void {
   let stopping: { signal: string; deadline: NodeJS.Timeout; killed: boolean; failed: boolean } | undefined;
 
   const fork = (): void => {
-    const worker = cluster.fork();
+    // The resolved count: each worker sizes its Postgres pool by it (workers.ts databasePoolSize).
+    const worker = cluster.fork({ WORKERS: String(count) });
     states.set(worker, { forkedAt: Date.now(), listening: false });
   };
 

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { z } from 'zod';
-import { parseWorkers, WORKERS_HELP } from './workers';
+import { databasePoolSize, parseWorkers, servingProcesses, WORKERS_HELP } from './workers';
 
 /** Thrown by parseEnv; its message names every bad variable and why, never a value. */
 export class EnvError extends Error {
@@ -28,8 +28,16 @@ export function parseEnv<S extends z.ZodType>(
   throw new EnvError(problems);
 }
 
+/** A URL whose scheme is one of `schemes`; the message names them. */
+const urlOf = (schemes: readonly string[]) =>
+  z.url({
+    protocol: new RegExp(`^(${schemes.join('|')})$`),
+    error: `must be a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}`,
+  });
+
 /** Shared building blocks for env schemas. */
 export const envFields = {
+  urlOf,
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   /** Comma-separated list; blanks dropped. */
   list: () =>
@@ -54,7 +62,39 @@ export const envFields = {
       .string()
       .default('auto')
       .refine((v) => parseWorkers(v) !== undefined, WORKERS_HELP),
+  /**
+   * The Postgres connection budget (./workers databasePoolSize): `DATABASE_POOL_MAX`
+   * per process, or `DATABASE_CONNECTION_BUDGET` for the whole service shared by
+   * `SERVICE_REPLICAS` replicas x their workers.
+   */
+  databasePool: () => ({
+    DATABASE_POOL_MAX: z.coerce.number().int().positive().max(1000).optional(),
+    DATABASE_CONNECTION_BUDGET: z.coerce.number().int().positive().max(100_000).optional(),
+    SERVICE_REPLICAS: z.coerce.number().int().positive().max(10_000).optional(),
+  }),
 };
+
+/**
+ * The variables every service reads alike, to spread first into its env schema: NODE_ENV, PORT,
+ * HOST, LOG_LEVEL, WORKERS, the database pool, METRICS_TOKEN (bearer token for GET /metrics; unset
+ * -> answered only to loopback clients not behind a proxy), DATABASE_URL (unset -> embedded PGlite
+ * in DATA_DIR, not in production), DATA_DIR and REDIS_URL (unset -> in-process stores, one instance).
+ */
+export function serviceEnvFields(defaults: { port: number; dataDir: string }) {
+  return {
+    NODE_ENV: envFields.nodeEnv(),
+    PORT: envFields.port(defaults.port),
+    HOST: z.string().default('0.0.0.0'),
+    LOG_LEVEL: envFields.logLevel(),
+    WORKERS: envFields.workers(),
+    /** DATABASE_POOL_MAX, DATABASE_CONNECTION_BUDGET, SERVICE_REPLICAS (docs/deploy.md "Connection budget"). */
+    ...envFields.databasePool(),
+    METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+    DATABASE_URL: urlOf(['postgres', 'postgresql']).optional(),
+    DATA_DIR: z.string().default(defaults.dataDir),
+    REDIS_URL: urlOf(['redis', 'rediss']).optional(),
+  };
+}
 
 /**
  * Runs an env loader; on EnvError prints which variables are bad and exits 1.
@@ -69,4 +109,22 @@ export function loadEnvOrExit<T>(service: string, load: () => T): T {
     process.stderr.write(`${service}: ${err.message}\n`);
     process.exit(1);
   }
+}
+
+/**
+ * This process's Postgres pool size from a parsed env (envFields.databasePool):
+ * its share of the service's connection budget, given the replica's workers.
+ */
+export function databasePoolMax(env: {
+  WORKERS: string;
+  DATABASE_POOL_MAX?: number;
+  DATABASE_CONNECTION_BUDGET?: number;
+  SERVICE_REPLICAS?: number;
+}): number {
+  return databasePoolSize({
+    poolMax: env.DATABASE_POOL_MAX,
+    budget: env.DATABASE_CONNECTION_BUDGET,
+    replicas: env.SERVICE_REPLICAS,
+    workers: servingProcesses({ WORKERS: env.WORKERS }, cluster.isWorker),
+  });
 }

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { createDocsRouter } from './docs';
 
 /** One dependency `/health/ready` reports on. */
 export type ReadinessCheck = {
@@ -8,6 +9,8 @@ export type ReadinessCheck = {
   required: boolean;
   /** Resolves true when the dependency answers; false or a rejection means down. */
   check(): Promise<boolean>;
+  /** Extra facts shown under `details.<name>` in the report (e.g. a queue's lag); never decides readiness. */
+  details?(): Promise<unknown>;
 };
 
 /** Longest a readiness probe waits for one dependency; probes time out at a few seconds. */
@@ -28,10 +31,21 @@ function bounded(check: () => Promise<boolean>): Promise<boolean> {
   return Promise.race([outcome, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** Details within the same bound as a check; `{ unavailable: true }` when they do not come in time. */
+async function boundedDetails(read: () => Promise<unknown> | undefined): Promise<unknown> {
+  let value: unknown = { unavailable: true };
+  const ok = await bounded(async () => {
+    value = await read();
+    return true;
+  });
+  return ok ? value : { unavailable: true };
+}
+
 /**
  * Liveness (`/health`: answers while the process serves HTTP, touches nothing),
  * readiness (`/health/ready`: every dependency checked in parallel, each within
- * 1.5 s; 503 while a required one is down) and the interface description.
+ * 1.5 s; 503 while a required one is down) and the interface description
+ * (`/openapi.json`, rendered for people at `/docs`).
  */
 export function createHealthRouter(
   service: string,
@@ -46,17 +60,27 @@ export function createHealthRouter(
     const results = await Promise.all(readiness.map((c) => bounded(() => c.check())));
     const checks = Object.fromEntries(readiness.map((c, i) => [c.name, results[i] ? 'up' : 'down']));
     const ready = readiness.every((c, i) => !c.required || results[i]);
+    const detailed = readiness.filter((c) => c.details);
+    const details = await Promise.all(detailed.map((c) => boundedDetails(() => c.details?.())));
     const report = {
       status: ready ? 'ready' : 'not_ready',
       timestamp: new Date().toISOString(),
       service,
       checks,
+      ...(detailed.length > 0
+        ? { details: Object.fromEntries(detailed.map((c, i) => [c.name, details[i]])) }
+        : {}),
     };
     res.setHeader('Cache-Control', 'no-store');
     if (ready) res.json(report);
     else {
       const requestId = typeof res.locals.requestId === 'string' ? res.locals.requestId : '';
-      res.status(503).json({ error: 'service unavailable', request_id: requestId, ...report });
+      res.status(503).json({
+        error: 'service unavailable',
+        code: 'service_unavailable',
+        request_id: requestId,
+        ...report,
+      });
     }
   });
   let doc: object | undefined;
@@ -64,6 +88,7 @@ export function createHealthRouter(
     doc ??= openapi();
     res.json(doc);
   });
+  router.use(createDocsRouter(service));
   return router;
 }
 

@@ -1,7 +1,9 @@
-export { EnvError, envFields, loadEnvOrExit, parseEnv } from './env';
+export { cgroupCpuLimit, usableCpus } from './cpu-limit';
+export { databasePoolMax, EnvError, envFields, loadEnvOrExit, parseEnv, serviceEnvFields } from './env';
 export { createHealthRouter, type ReadinessCheck, storageReadiness } from './health';
 export { escapeHtml } from './html';
 export { jsonBody } from './json-body';
+export { metricsAccess } from './metrics-access';
 export { parseRequestPart } from './parse-request-part';
 export {
   checkLimit,
@@ -12,13 +14,16 @@ export {
   type WindowCounter,
 } from './rate-limit';
 export { createWindowLimit } from './rate-limit-middleware';
+export { runCommand } from './run-command';
 export { sendJson } from './send-json';
 export {
   createGracefulShutdown,
   DRAIN_DEADLINE_EVENT,
+  DRAIN_RETRY_AFTER_SECONDS,
   type GracefulShutdownOptions,
   type RunServerOptions,
   runServer,
 } from './server';
 export { createServiceApp, type ServiceAppOptions } from './service-app';
 export { startService } from './start-service';
+export { DEFAULT_CONNECTION_BUDGET, databasePoolSize, servingProcesses } from './workers';

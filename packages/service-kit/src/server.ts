@@ -1,5 +1,8 @@
 import cluster from 'node:cluster';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ERROR_CODES, type ErrorCode } from '@platform/errors';
 import type { Logger } from '@platform/logging';
 import type { Express } from 'express';
 
@@ -12,13 +15,18 @@ export type RunServerOptions = {
   onClose: () => Promise<void>;
   /** How long in-flight requests (and streams) may run after SIGTERM. */
   drainMs?: number;
+  /** Called when the drain deadline passes, e.g. to abort outgoing calls (a Stripe client's signal). */
+  onDrainDeadline?: () => void;
 };
 
 /**
  * Emitted on every response still open when the drain deadline passes. A
  * long-lived response (a server-sent event stream) listens for it, writes its
- * last event (an error saying the service is going away) and ends; anything
- * still open a moment later is cut.
+ * last event (an error saying the service is going away) and ends; a request
+ * still waiting for an upstream aborts that call (the gateway's client signal).
+ * A response whose headers are still unsent after the event is answered 503
+ * `service unavailable` with Retry-After; anything still open a moment later
+ * is cut.
  */
 export const DRAIN_DEADLINE_EVENT = 'drain-deadline';
 
@@ -42,14 +50,36 @@ export type GracefulShutdownOptions = {
   logger: Logger;
   onClose: () => Promise<void>;
   drainMs?: number;
+  /** Called when the drain deadline passes, before the open responses are told. */
+  onDrainDeadline?: () => void;
   /** Ends the process; tests pass a spy. */
   exit?: (code: number) => void;
 };
 
+/** Seconds a client should wait before retrying a request the drain deadline cut short (another instance serves it). */
+export const DRAIN_RETRY_AFTER_SECONDS = 1;
+
+/** 503 `service unavailable` for a request still waiting (for a provider, for Stripe) at the drain deadline. */
+function answerUnavailable(res: ServerResponse): void {
+  const locals = (res as ServerResponse & { locals?: { requestId?: unknown } }).locals;
+  const requestId = typeof locals?.requestId === 'string' ? locals.requestId : randomUUID();
+  const { error } = ERROR_CODES.service_unavailable;
+  const body = JSON.stringify({ error, code: 'service_unavailable', request_id: requestId });
+  res.writeHead(503, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'retry-after': String(DRAIN_RETRY_AFTER_SECONDS),
+    'x-request-id': requestId,
+    connection: 'close',
+  });
+  res.end(body);
+}
+
 /**
  * Returns the shutdown routine of `server`: stop accepting, let in-flight
- * requests finish, at `drainMs` tell open streams to end (DRAIN_DEADLINE_EVENT)
- * and cut whatever is left a moment later, then close the clients and exit 0.
+ * requests finish, at `drainMs` tell open streams to end (DRAIN_DEADLINE_EVENT),
+ * answer requests without a response yet 503 with Retry-After, and cut whatever
+ * is left a moment later, then close the clients and exit 0.
  */
 export function createGracefulShutdown(
   server: Server,
@@ -68,7 +98,15 @@ export function createGracefulShutdown(
     opts.logger.info({ signal }, 'shutting down');
     const deadline = setTimeout(() => {
       opts.logger.warn({ open: open.size }, 'drain deadline passed; ending streams and closing connections');
-      for (const res of open) res.emit(DRAIN_DEADLINE_EVENT);
+      try {
+        opts.onDrainDeadline?.();
+      } catch (err) {
+        opts.logger.error({ err }, 'onDrainDeadline failed');
+      }
+      for (const res of open) {
+        res.emit(DRAIN_DEADLINE_EVENT);
+        if (!res.headersSent && !res.writableEnded) answerUnavailable(res);
+      }
       const cut = setTimeout(() => server.closeAllConnections(), FINAL_WORDS_MS);
       cut.unref();
       server.closeIdleConnections();
@@ -93,6 +131,42 @@ export function createGracefulShutdown(
   };
 }
 
+/** The answers to requests Node's parser refuses before any route runs (`clientError`). */
+const CLIENT_ERRORS: Record<string, ErrorCode> = {
+  // Request line and headers over Node's 16 kB maxHeaderSize.
+  HPE_HEADER_OVERFLOW: 'header_fields_too_large',
+  // headersTimeout / requestTimeout passed before the request was complete.
+  ERR_HTTP_REQUEST_TIMEOUT: 'request_timeout',
+};
+
+/**
+ * Answers what Node's HTTP parser refuses (control bytes in a header value, a
+ * malformed request line, request line and headers over 16 kB, a request that
+ * did not arrive in time) with the JSON error contract and a fresh request id,
+ * instead of Node's bare status line, then closes the connection: the parser
+ * cannot resume after such an error. A socket already reset, or one whose
+ * response has begun, is just destroyed.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const code = CLIENT_ERRORS[err.code ?? ''] ?? 'bad_request';
+  const { status, error } = ERROR_CODES[code];
+  const requestId = randomUUID();
+  const body = JSON.stringify({ error, code, request_id: requestId });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
+}
+
 /**
  * Connections the kernel may hold before we accept them. Node's default (511)
  * overflows when a burst of clients connects at once (e.g. 2,000 streams
@@ -111,6 +185,7 @@ export const LISTEN_BACKLOG = 4096;
  */
 export async function runServer(opts: RunServerOptions): Promise<Server> {
   const server = createServer(opts.app);
+  server.on('clientError', answerClientError);
   server.listen({ port: opts.port, host: opts.host, backlog: LISTEN_BACKLOG });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

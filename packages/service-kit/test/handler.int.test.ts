@@ -37,7 +37,11 @@ describe('error handler', () => {
   it('answers our errors with their status and exact string plus request_id', async () => {
     const res = await request(buildApp().app).get('/app-error');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'maximum_keys', request_id: expect.stringMatching(UUID) });
+    expect(res.body).toEqual({
+      error: 'maximum_keys',
+      code: 'maximum_keys',
+      request_id: expect.stringMatching(UUID),
+    });
     expect(res.headers['x-request-id']).toBe(res.body.request_id);
   });
 
@@ -59,7 +63,11 @@ describe('error handler', () => {
       .set('Content-Type', 'application/json')
       .send('{"name":');
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: 'deserialization error', request_id: expect.stringMatching(UUID) });
+    expect(res.body).toEqual({
+      error: 'deserialization error',
+      code: 'deserialization_error',
+      request_id: expect.stringMatching(UUID),
+    });
   });
 
   it('answers a zod type error with 422 and field details', async () => {
@@ -74,20 +82,32 @@ describe('error handler', () => {
       .post('/echo')
       .send({ name: 'x'.repeat(5000) });
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ error: 'payload too large', request_id: expect.stringMatching(UUID) });
+    expect(res.body).toEqual({
+      error: 'payload too large',
+      code: 'payload_too_large',
+      request_id: expect.stringMatching(UUID),
+    });
   });
 
   it('answers unknown routes with JSON 404', async () => {
     const res = await request(buildApp().app).get('/nope');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'not found', request_id: expect.stringMatching(UUID) });
+    expect(res.body).toEqual({
+      error: 'not found',
+      code: 'not_found',
+      request_id: expect.stringMatching(UUID),
+    });
   });
 
   it('never leaks an internal message or stack in a 500, but logs it', async () => {
     const { app, logs } = buildApp();
     const res = await request(app).get('/boom');
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: 'internal error', request_id: expect.stringMatching(UUID) });
+    expect(res.body).toEqual({
+      error: 'internal error',
+      code: 'internal',
+      request_id: expect.stringMatching(UUID),
+    });
     expect(res.text).not.toContain('hunter2');
     expect(res.text).not.toContain('secret.ts');
     expect(logs.text()).toContain('request failed');

@@ -34,6 +34,7 @@ export function expectMalformedPathRejected(res: Response, logLines: string[]): 
   expect(res.status).toBe(400);
   expect(res.body).toEqual({
     error: 'validation failed',
+    code: 'validation_failed',
     request_id: expect.stringMatching(REQUEST_ID),
     details: [{ path: '(path)', message: 'malformed percent-encoding' }],
   });

@@ -128,3 +128,82 @@ export async function startPrivatePostgres(): Promise<PrivateServer> {
     },
   };
 }
+
+function onPath(name: string): boolean {
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .some((dir) => dir !== '' && existsSync(path.join(dir, name)));
+}
+
+function hasPgServer(): boolean {
+  return ['initdb', 'pg_ctl'].every((bin) => pgBin(bin) !== bin || onPath(bin));
+}
+
+/**
+ * Postgres and Redis for a test that needs real, shared-capable servers (several
+ * processes on one database and one Redis). Taken from TEST_DATABASE_URL and
+ * TEST_REDIS_URL when set (CI), else started privately for the test file.
+ */
+export type SharedServers = {
+  /** A server URL: tests create their own databases on it. */
+  databaseUrl: string;
+  redisUrl: string;
+  /** Stops what was started privately; leaves TEST_* servers alone. */
+  close(): Promise<void>;
+};
+
+/**
+ * Why a test needing Postgres and Redis cannot run here, or undefined when it can
+ * (TEST_* set, or the server binaries installed for startSharedServers).
+ */
+export function sharedServersMissing(): string | undefined {
+  const missing: string[] = [];
+  if (!process.env.TEST_DATABASE_URL && !hasPgServer()) missing.push('initdb and pg_ctl (postgresql)');
+  if (!process.env.TEST_REDIS_URL && !onPath('redis-server')) missing.push('redis-server');
+  if (missing.length === 0) return undefined;
+  return `needs Postgres and Redis: set TEST_DATABASE_URL and TEST_REDIS_URL, or install ${missing.join(' and ')} to let it start its own`;
+}
+
+/**
+ * `describe` when sharedServersMissing() has nothing to say, else `describe.skip`
+ * after ONE line on stderr naming the test and what it needs.
+ */
+export function describeWithSharedServers(what: string): jest.Describe {
+  return describeUnless(sharedServersMissing(), what);
+}
+
+/**
+ * `describe`, or, when `missing` says what the machine lacks, `describe.skip`
+ * after ONE line on stderr: `skipped: <what> <missing>`. Under CI (CI set) a
+ * missing tool fails the suite instead, so CI never passes by skipping.
+ */
+export function describeUnless(missing: string | undefined, what: string): jest.Describe {
+  if (!missing) return describe;
+  if (process.env.CI) throw new Error(`${what} ${missing}`);
+  process.stderr.write(`skipped: ${what} ${missing}\n`);
+  return describe.skip;
+}
+
+/** TEST_DATABASE_URL/TEST_REDIS_URL, or a private Postgres and Redis on free ports. */
+export async function startSharedServers(): Promise<SharedServers> {
+  const [redis, postgres] = await Promise.allSettled([
+    process.env.TEST_REDIS_URL ? undefined : startPrivateRedis(),
+    process.env.TEST_DATABASE_URL ? undefined : startPrivatePostgres(),
+  ]);
+  const started = [redis, postgres].flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
+  const close = async () => {
+    await Promise.all(started.map((s) => s.close()));
+  };
+  for (const result of [redis, postgres]) {
+    if (result.status === 'rejected') {
+      await close();
+      throw result.reason;
+    }
+  }
+  const urlOf = (r: typeof redis) => (r.status === 'fulfilled' ? r.value?.url : undefined);
+  return {
+    redisUrl: process.env.TEST_REDIS_URL ?? (urlOf(redis) as string),
+    databaseUrl: process.env.TEST_DATABASE_URL ?? (urlOf(postgres) as string),
+    close,
+  };
+}

@@ -82,6 +82,7 @@ export async function expectStorageOutageAnswered(kind: StorageKind, o: StorageO
   expect(unexpectedAnswers(answers, o.expected[kind], o.htmlPages)).toEqual([]);
   expect(answers.find((a) => a.status === 503 && a.name !== 'GET /health/ready')?.body).toEqual({
     error: 'service unavailable',
+    code: 'service_unavailable',
     request_id: expect.any(String),
   });
   await server.start();

@@ -475,3 +475,101 @@ describe('webhooks', () => {
     expect(() => stripe.webhooks.constructEvent(payload, stale, 'whsec_test')).toThrow(/Timestamp outside/);
   });
 });
+
+describe('what a customer paid for: events, line items, charges, entitlements', () => {
+  async function paidCart() {
+    const { book } = seedCatalog();
+    const customer = await stripe.customers.create({ email: 'a@example.com' });
+    const session = await stripe.checkout.sessions.create({
+      mode: 'payment',
+      customer: customer.id,
+      line_items: [{ price: book.id, quantity: 2 }],
+      success_url: 'https://app.example.com/ok',
+    });
+    return { customer, book, session: fake.completeCheckoutSession(session.id) };
+  }
+
+  test('events list filters on delivery_success, types and created, newest first, with auto-pagination', async () => {
+    const sub = fake.logEvent('customer.subscription.updated', { id: 'sub_1' });
+    const lost = fake.logEvent('charge.refunded', { id: 'ch_1' }, { delivered: false });
+    const lost2 = fake.logEvent('customer.deleted', { id: 'cus_1' }, { delivered: false });
+    const undelivered = await stripe.events
+      .list({ delivery_success: false })
+      .autoPagingToArray({ limit: 10 });
+    expect(undelivered.map((e) => e.id)).toEqual([lost2.id, lost.id]);
+    const typed = await stripe.events.list({ delivery_success: false, types: ['charge.refunded'] });
+    expect(typed.data.map((e) => e.id)).toEqual([lost.id]);
+    const all = await stripe.events
+      .list({ created: { gte: sub.created }, limit: 1 })
+      .autoPagingToArray({ limit: 10 });
+    expect(all).toHaveLength(3);
+    const both = await rejection(stripe.events.list({ type: 'x', types: ['y'] }));
+    expect(both.type).toBe('StripeInvalidRequestError');
+    const unknown = await rejection(stripe.events.list({ delivery_succes: false } as never));
+    expect(unknown.message).toMatch(/Received unknown parameter: delivery_succes/);
+  });
+
+  test('a paid payment-mode session has a payment intent, line items, and can be refunded and disputed', async () => {
+    const { session, book, customer } = await paidCart();
+    expect(session).toMatchObject({
+      status: 'complete',
+      payment_status: 'paid',
+      payment_intent: expect.stringMatching(/^pi_/),
+    });
+    const items = await stripe.checkout.sessions.listLineItems(session.id);
+    expect(items.data).toEqual([
+      expect.objectContaining({
+        object: 'item',
+        quantity: 2,
+        amount_total: 3000,
+        price: expect.objectContaining({ id: book.id }),
+      }),
+    ]);
+    const found = await stripe.checkout.sessions.list({ payment_intent: session.payment_intent!, limit: 1 });
+    expect(found.data.map((s) => s.id)).toEqual([session.id]);
+    const complete = await stripe.checkout.sessions.list({ customer: customer.id, status: 'complete' });
+    expect(complete.data).toHaveLength(1);
+    expect(fake.refund(session.id, 1000)).toMatchObject({ amount_refunded: 1000, refunded: false });
+    expect(fake.refund(session.id)).toMatchObject({ amount_refunded: 3000, refunded: true });
+    expect(fake.dispute(session.id)).toMatchObject({
+      status: 'needs_response',
+      payment_intent: session.payment_intent,
+    });
+    expect(fake.dispute(session.id, 'won').status).toBe('won');
+  });
+
+  test('an async payment stays unpaid until settled', async () => {
+    const { book } = seedCatalog();
+    const created = await stripe.checkout.sessions.create({
+      mode: 'payment',
+      line_items: [{ price: book.id, quantity: 1 }],
+      success_url: 'https://app.example.com/ok',
+    });
+    expect(fake.completeCheckoutSession(created.id, { async: true }).payment_status).toBe('unpaid');
+    expect(fake.settleAsyncPayment(created.id, true).payment_status).toBe('paid');
+  });
+
+  test('active entitlements are listed per customer; the customer is required', async () => {
+    const customer = await stripe.customers.create({ email: 'a@example.com' });
+    const summary = fake.setEntitlements(customer.id, ['pro', 'basic']);
+    expect(summary).toMatchObject({
+      object: 'entitlements.active_entitlement_summary',
+      customer: customer.id,
+    });
+    const list = await stripe.entitlements.activeEntitlements.list({ customer: customer.id });
+    expect(list.data.map((e) => e.lookup_key)).toEqual(['pro', 'basic']);
+    const missing = await rejection(stripe.entitlements.activeEntitlements.list({} as never));
+    expect(missing.message).toBe('Missing required param: customer.');
+  });
+
+  test('deleteCustomer ends its subscriptions and later calls get No such customer', async () => {
+    const { monthly } = seedCatalog();
+    const customer = await stripe.customers.create({ email: 'a@example.com' });
+    const sub = fake.seedSubscription({ customer: customer.id, items: [{ price: monthly.id }] });
+    fake.deleteCustomer(customer.id);
+    expect(fake.store.subscriptions.get(sub.id)?.status).toBe('canceled');
+    expect(await stripe.customers.retrieve(customer.id)).toMatchObject({ deleted: true });
+    const error = await rejection(stripe.customers.update(customer.id, { email: 'b@example.com' }));
+    expect(error).toMatchObject({ code: 'resource_missing', message: `No such customer: '${customer.id}'` });
+  });
+});

@@ -24,6 +24,14 @@ export type OpenAIBehaviour = CommonBehaviour & {
   stampChunks?: boolean;
   /** Destroy the socket after this many content chunks (the role chunk does not count). */
   failAfterChunks?: number;
+  /** Keep the stream open but silent after this many content chunks (a stall), until the client leaves. */
+  stallAfterChunks?: number;
+  /** Wait this long after the role chunk before the first content chunk (a slow first token). */
+  firstTokenDelayMs?: number;
+  /** Write `count` unparseable events (default 1) before the content chunk at index `beforeChunk`. */
+  garbled?: { beforeChunk: number; count?: number };
+  /** End the stream (finish reason and usage included) without `data: [DONE]`. */
+  omitDone?: boolean;
   usage?: UsageNumbers;
   /** `finish_reason` (default "stop"). */
   finishReason?: string;
@@ -42,7 +50,7 @@ function toolCallId(i: number): string {
 
 export type ChatRequest = {
   model: string;
-  messages: Array<{ content?: unknown }>;
+  messages: Array<{ role?: unknown; content?: unknown }>;
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
 };
@@ -128,8 +136,15 @@ export async function streamChat(
   behaviour: OpenAIBehaviour,
   headers: Record<string, string>,
 ): Promise<void> {
-  const content = behaviour.content ?? 'Hello from the OpenAI fake.';
-  const pieces = behaviour.chunks ?? content.match(/\S+\s*|\s+/g) ?? [content];
+  const full = behaviour.content ?? behaviour.chunks?.join('') ?? 'Hello from the OpenAI fake.';
+  // Prefill: a trailing assistant message is the answer so far; the fake goes on from there
+  // when its scripted answer starts with it (as a model continuing its own text would).
+  const last = request.messages[request.messages.length - 1];
+  const prefill = last?.role === 'assistant' && typeof last.content === 'string' ? last.content : '';
+  const continues = prefill.length > 0 && full.startsWith(prefill);
+  const content = continues ? full.slice(prefill.length) : full;
+  const pieces =
+    behaviour.chunks && !continues ? behaviour.chunks : (content.match(/\S+\s*|\s+/g) ?? [content]);
   const includeUsage = request.stream_options?.include_usage === true;
   const base = { ...envelope(behaviour, request), object: 'chat.completion.chunk' };
   const usageField = includeUsage ? { usage: null } : {};
@@ -168,10 +183,23 @@ export async function streamChat(
     res.end('data: [DONE]\n\n');
     return;
   }
+  if (behaviour.firstTokenDelayMs && !(await waitUnlessClosed(res, behaviour.firstTokenDelayMs))) return;
   for (const [i, piece] of pieces.entries()) {
     if (behaviour.failAfterChunks !== undefined && i >= behaviour.failAfterChunks) break;
+    if (behaviour.stallAfterChunks !== undefined && i >= behaviour.stallAfterChunks) {
+      // Silent until the client gives up; the connection stays open.
+      await waitUnlessClosed(res, 10 * 60_000);
+      return;
+    }
     if (i > 0 && behaviour.chunkDelayMs && !(await waitUnlessClosed(res, behaviour.chunkDelayMs))) return;
     if (res.destroyed) return;
+    if (behaviour.garbled && behaviour.garbled.beforeChunk === i) {
+      for (let g = 0; g < (behaviour.garbled.count ?? 1); g++) {
+        await new Promise<void>((resolve) =>
+          res.write('data: {"id":"chatcmpl-garbled","choi\n\n', () => resolve()),
+        );
+      }
+    }
     const stamped = behaviour.stampChunks ? `${piece}@${process.hrtime.bigint() / 1000n} ` : piece;
     await send([choice({ content: stamped })]);
   }
@@ -182,5 +210,5 @@ export async function streamChat(
   }
   await send([choice({}, behaviour.finishReason ?? 'stop')]);
   if (includeUsage) await send([], { usage: buildUsage(request, pieces.join(''), behaviour.usage) });
-  res.end('data: [DONE]\n\n');
+  res.end(behaviour.omitDone ? undefined : 'data: [DONE]\n\n');
 }

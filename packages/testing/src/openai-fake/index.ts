@@ -3,11 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type LoopbackServer, listenLoopback, readBody } from '../http-server';
 import { type ChatRequest, type OpenAIBehaviour, replyChat, streamChat } from './chat';
 import { scriptedFakeControls } from './controls';
+import { type EmbeddingsRequest, replyEmbeddings } from './embeddings';
 import { createAudio, SPEECH_CONTENT_TYPES, TINY_PNG_BASE64 } from './media';
 import { createRecorder, type RecordedRequest } from './recorder';
 import { applyCommonBehaviour, type CommonBehaviour, createScript, type Queued, reply } from './script';
 
 export type { OpenAIBehaviour, UsageNumbers } from './chat';
+export { fakeEmbedding } from './embeddings';
+export { downFor, FAULTS } from './faults';
 export { createAudio, createSilentMp3, createSilentWav, TINY_PNG_BASE64 } from './media';
 export type { RecordedRequest } from './recorder';
 export type { CommonBehaviour, Queued } from './script';
@@ -22,7 +25,7 @@ export type OpenAIFakeOptions = {
   behaviour?: OpenAIBehaviour;
 };
 
-/** An OpenAI-compatible provider on loopback: chat (plain and SSE), images, speech. */
+/** An OpenAI-compatible provider on loopback: chat (plain and SSE), embeddings, images, speech. */
 export type OpenAIFake = LoopbackServer & {
   /** `${url}/v1`, the value for the SDK's `baseURL`. */
   baseURL: string;
@@ -129,9 +132,12 @@ export async function startOpenAIFake(opts: OpenAIFakeOptions = {}): Promise<Ope
     }
     const endpoint = `${req.method} ${path}`;
     if (
-      !['POST /v1/chat/completions', 'POST /v1/images/generations', 'POST /v1/audio/speech'].includes(
-        endpoint,
-      )
+      ![
+        'POST /v1/chat/completions',
+        'POST /v1/images/generations',
+        'POST /v1/audio/speech',
+        'POST /v1/embeddings',
+      ].includes(endpoint)
     ) {
       return fail(404, `Invalid URL (${endpoint})`);
     }
@@ -145,7 +151,9 @@ export async function startOpenAIFake(opts: OpenAIFakeOptions = {}): Promise<Ope
       ? ['model', 'messages']
       : endpoint.endsWith('speech')
         ? ['model', 'input', 'voice']
-        : ['prompt'];
+        : endpoint.endsWith('embeddings')
+          ? ['model', 'input']
+          : ['prompt'];
     const missing = required.find((field) => body[field] === undefined);
     if (missing)
       return fail(400, `Missing required parameter: '${missing}'.`, 'missing_required_parameter', missing);
@@ -173,6 +181,11 @@ export async function startOpenAIFake(opts: OpenAIFakeOptions = {}): Promise<Ope
       }
       if (chat.stream === true) return streamChat(res, record, chat, behaviour, headers);
       return replyChat(res, record, chat, behaviour, headers);
+    }
+    if (endpoint.endsWith('embeddings')) {
+      const answer = replyEmbeddings(body as EmbeddingsRequest, behaviour.usage);
+      if ('error' in answer) return fail(400, answer.error, 'invalid_value', 'input');
+      return reply(res, record, 200, answer, headers);
     }
     if (endpoint.endsWith('images/generations')) {
       const n = typeof body.n === 'number' ? body.n : 1;

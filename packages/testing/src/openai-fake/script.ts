@@ -10,12 +10,21 @@ export type CommonBehaviour = {
   status?: number;
   /** Overrides parts of the error body sent with `status`. */
   error?: { message?: string; type?: string; code?: string | null; param?: string | null };
-  /** `retry-after` header (seconds) sent with the error; 429 gets 1 by default. */
-  retryAfter?: number | string;
+  /** `retry-after` header (seconds) sent with the error; 429 gets 1 by default, `null` sends none. */
+  retryAfter?: number | string | null;
   /** Extra response headers. */
   headers?: Record<string, string>;
   /** Never answer; the request stays open until the client aborts or the fake closes. */
   hang?: boolean;
+  /** Reset the connection before sending anything (the client sees ECONNRESET / socket closed). */
+  reset?: boolean;
+  /**
+   * A provider that is down until this time (epoch ms): every request before
+   * it gets `downStatus` (default 503; 0 resets the connection), later ones
+   * the rest of the behaviour. Scripts "down for a while, then recovers".
+   */
+  downUntil?: number;
+  downStatus?: number;
 };
 
 /** A scripted behaviour that applies to one request; `model` limits it to requests for that model. */
@@ -77,11 +86,19 @@ export async function applyCommonBehaviour(
 ): Promise<boolean> {
   if (behaviour.latencyMs && !(await waitUnlessClosed(res, behaviour.latencyMs))) return true;
   if (behaviour.hang) return true;
-  if (behaviour.status !== undefined && behaviour.status >= 400) {
+  const down = behaviour.downUntil !== undefined && Date.now() < behaviour.downUntil;
+  const status = down ? (behaviour.downStatus ?? 503) : behaviour.status;
+  if (behaviour.reset || status === 0) {
+    record.destroyedByFake = true;
+    res.socket?.resetAndDestroy();
+    return true;
+  }
+  if (status !== undefined && status >= 400) {
     const headers: Record<string, string> = { ...behaviour.headers };
-    const retryAfter = behaviour.retryAfter ?? (behaviour.status === 429 ? 1 : undefined);
+    const retryAfter =
+      behaviour.retryAfter === null ? undefined : (behaviour.retryAfter ?? (status === 429 ? 1 : undefined));
     if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
-    reply(res, record, behaviour.status, errorBody(behaviour.status, behaviour.error), headers);
+    reply(res, record, status, errorBody(status, down ? {} : behaviour.error), headers);
     return true;
   }
   return false;

@@ -6,11 +6,21 @@ import { checkoutRoutes } from './checkout-routes';
 import { customerRoutes } from './customer-routes';
 import { type StripeErrorType, StripeFakeError } from './errors';
 import { type FormObject, parseStripeForm } from './form';
+import { meterRoutes } from './meter-routes';
 import { validateParams } from './params';
 import type { Route, RouteOptions } from './route';
 import { makeId, type StripeStore } from './store';
+import { truthRoutes } from './truth';
 
-const ROUTES: Route[] = [...catalogRoutes, ...customerRoutes, ...checkoutRoutes, ...billingRoutes];
+// truthRoutes first: `/v1/checkout/sessions/{id}/line_items` must not be taken for a session id.
+const ROUTES: Route[] = [
+  ...truthRoutes,
+  ...catalogRoutes,
+  ...customerRoutes,
+  ...checkoutRoutes,
+  ...billingRoutes,
+  ...meterRoutes,
+];
 
 /** One request as the fake received it, for asserting what the SDK sent. */
 export type StripeFakeRequest = {
@@ -36,8 +46,10 @@ export type StripeFault = {
   message?: string;
   code?: string;
   declineCode?: string;
-  /** How many matching requests fail; defaults to 1, Infinity for all. */
+  /** How many matching requests fail; defaults to 1 (Infinity with `untilMs`), Infinity for all. */
   times?: number;
+  /** Wall-clock ms until which matching requests fail ("Stripe answers 429 for a while"). */
+  untilMs?: number;
   headers?: Record<string, string>;
 };
 
@@ -65,11 +77,15 @@ const DEFAULT_STATUS: Record<StripeErrorType, number> = {
   rate_limit_error: 429,
 };
 
-function takeScripted<T extends { path?: RegExp; method?: string; left: number }>(
+function takeScripted<T extends { path?: RegExp; method?: string; left: number; untilMs?: number }>(
   list: T[],
   method: string,
   path: string,
 ): T | undefined {
+  for (let i = list.length - 1; i >= 0; i--) {
+    const until = list[i]?.untilMs;
+    if (until !== undefined && Date.now() >= until) list.splice(i, 1);
+  }
   const index = list.findIndex(
     (entry) => (entry.path === undefined || entry.path.test(path)) && (entry.method ?? method) === method,
   );

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { invalidRequest, resourceMissing } from './errors';
+import { createMeterStore, type MeterStore } from './meter-store';
 import type {
   FakeCheckoutSession,
   FakeCustomer,
@@ -36,6 +37,8 @@ export type StripeStore = {
   checkoutParams: Map<string, Record<string, unknown>>;
   portalSessions: Map<string, FakePortalSession>;
   counters: StripeFakeCounters;
+  /** Billing meters, meter events and v2 events (meter-store.ts). */
+  billingMeters: MeterStore;
   /** Unix seconds; replaceable so tests can move time. */
   now(): number;
 };
@@ -52,6 +55,7 @@ export function createStore(now: () => number): StripeStore {
     checkoutParams: new Map(),
     portalSessions: new Map(),
     counters: { products: 0, prices: 0, customers: 0, checkoutSessions: 0, portalSessions: 0 },
+    billingMeters: createMeterStore(),
     now,
   };
 }
