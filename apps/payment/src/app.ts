@@ -1,15 +1,28 @@
 import { buildPaymentOpenApi } from '@platform/contract';
 import { errorHandler, notFoundHandler } from '@platform/errors';
-import { createHealthRouter, createServiceApp, jsonBody, storageReadiness } from '@platform/service-kit';
+import {
+  createHealthRouter,
+  createServiceApp,
+  jsonBody,
+  metricsAccess,
+  storageReadiness,
+} from '@platform/service-kit';
 import { type Express, Router } from 'express';
 import { requireApiKey } from './auth/api-key';
 import { createCheckoutRouter } from './checkout/routes';
 import type { PaymentDeps } from './deps';
-import { createDocsRouter } from './docs/render-docs';
+import { createEntitlementRouter } from './entitlements/routes';
 import { createPortalRouter } from './portal/routes';
+import { createPurchaseRouter } from './purchases/routes';
 import { apiRateLimit } from './rate-limit/api-rate-limit';
 import { createSubscriptionStatusReader } from './subscriptions/get-status';
+import { createGatewayNotifier } from './subscriptions/notify-gateway';
 import { createSubscriptionRouter } from './subscriptions/routes';
+import { createSyncRouter } from './sync/routes';
+import { readMeterConfig } from './usage/meters';
+import { createUsageMetrics } from './usage/metrics';
+import { usageReadiness } from './usage/readiness';
+import { createThinEventRouter, createUsageRouter } from './usage/routes';
 import { createWebhookRouter } from './webhooks/routes';
 
 export type { PaymentDeps } from './deps';
@@ -31,22 +44,34 @@ export function createApp(deps: PaymentDeps): Express {
     service: SERVICE_NAME,
     logger: deps.logger,
     trustProxyHops: deps.env.TRUST_PROXY_HOPS,
+    metrics: deps.metrics,
   });
+  const usageMetrics = deps.usageMetrics ?? createUsageMetrics(metrics.registry, deps.prisma);
 
   app.use(
-    createHealthRouter(
-      SERVICE_NAME,
-      () => buildPaymentOpenApi(),
-      storageReadiness({ queryDatabase: () => deps.prisma.$queryRaw`SELECT 1`, kv: deps.kv }),
-    ),
+    createHealthRouter(SERVICE_NAME, () => buildPaymentOpenApi(), [
+      ...storageReadiness({ queryDatabase: () => deps.prisma.$queryRaw`SELECT 1`, kv: deps.kv }),
+      usageReadiness(usageMetrics, deps.usageSender),
+    ]),
   );
-  app.use(createDocsRouter(() => buildPaymentOpenApi()));
-  app.get('/metrics', metrics.handler);
-  app.use(createWebhookRouter(deps));
+  app.get('/metrics', metricsAccess(deps.env.METRICS_TOKEN), metrics.handler);
+  app.use(
+    createWebhookRouter({
+      ...deps,
+      onSubscriptionStored: createGatewayNotifier({
+        url: deps.env.GATEWAY_SUBSCRIPTION_NOTIFY_URL,
+        token: deps.env.GATEWAY_SERVICE_TOKEN,
+        logger: deps.logger,
+      }),
+    }),
+  );
+  app.use(createThinEventRouter({ ...deps, metrics: usageMetrics }));
 
   const api = Router();
   api.use(requireApiKey(deps.env.PAYMENT_MS_API_KEY));
   api.use(apiRateLimit({ limitPerMinute: deps.env.PAYMENT_RATE_LIMIT_PER_MINUTE, kv: deps.kv }));
+  // Before the general body parser: a usage batch has its own, larger limit.
+  api.use(createUsageRouter({ ...deps, meters: readMeterConfig(deps.env) }));
   api.use(jsonBody(API_BODY_LIMIT));
   api.use(createCheckoutRouter(deps));
   api.use(
@@ -58,6 +83,9 @@ export function createApp(deps: PaymentDeps): Express {
     ),
   );
   api.use(createPortalRouter(deps));
+  api.use(createPurchaseRouter(deps));
+  api.use(createEntitlementRouter(deps));
+  api.use(createSyncRouter(deps));
   app.use('/api/v1', api);
 
   app.use(notFoundHandler());

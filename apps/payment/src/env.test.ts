@@ -13,7 +13,8 @@ describe('loadPaymentEnv', () => {
   });
 
   it('refuses production without DATABASE_URL and REDIS_URL, naming both', () => {
-    expect(() => loadPaymentEnv({ ...base, NODE_ENV: 'production' })).toThrow(
+    const prod = { ...base, NODE_ENV: 'production', PAYMENT_ALLOW_TEST_KEY_IN_PRODUCTION: 'true' };
+    expect(() => loadPaymentEnv(prod)).toThrow(
       expect.objectContaining({
         problems: [
           expect.stringMatching(/^DATABASE_URL: required in production/),
@@ -23,12 +24,41 @@ describe('loadPaymentEnv', () => {
     );
     expect(
       loadPaymentEnv({
-        ...base,
-        NODE_ENV: 'production',
+        ...prod,
         DATABASE_URL: 'postgresql://payment@db:5432/payment',
         REDIS_URL: 'redis://redis:6379/0',
       }).NODE_ENV,
     ).toBe('production');
+  });
+
+  it('refuses a test-mode Stripe key in production and a live one in development, unless allowed', () => {
+    const prod = {
+      ...base,
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgresql://payment@db:5432/payment',
+      REDIS_URL: 'redis://redis:6379/0',
+    };
+    for (const key of ['sk_test_123', 'rk_test_123']) {
+      expect(() => loadPaymentEnv({ ...prod, STRIPE_SECRET_KEY: key })).toThrow(
+        expect.objectContaining({ problems: [expect.stringMatching(/^STRIPE_SECRET_KEY: a test-mode key/)] }),
+      );
+    }
+    expect(
+      loadPaymentEnv({ ...prod, PAYMENT_ALLOW_TEST_KEY_IN_PRODUCTION: 'true' })
+        .PAYMENT_ALLOW_TEST_KEY_IN_PRODUCTION,
+    ).toBe(true);
+    expect(loadPaymentEnv({ ...prod, STRIPE_SECRET_KEY: 'sk_live_123' }).STRIPE_SECRET_KEY).toBe(
+      'sk_live_123',
+    );
+
+    const dev = { ...base, NODE_ENV: 'development', STRIPE_SECRET_KEY: 'rk_live_123' };
+    expect(() => loadPaymentEnv(dev)).toThrow(
+      expect.objectContaining({ problems: [expect.stringMatching(/^STRIPE_SECRET_KEY: a live-mode key/)] }),
+    );
+    expect(loadPaymentEnv({ ...dev, PAYMENT_ALLOW_LIVE_KEY_IN_DEVELOPMENT: 'true' }).NODE_ENV).toBe(
+      'development',
+    );
+    expect(loadPaymentEnv({ ...base, NODE_ENV: 'development' }).NODE_ENV).toBe('development');
   });
 
   it('reads a comma-separated key list for rotation', () => {
@@ -51,5 +81,15 @@ describe('loadPaymentEnv', () => {
       STRIPE_TIMEOUT_MS: 20_000,
       STRIPE_MAX_NETWORK_RETRIES: 2,
     });
+  });
+
+  it.each([
+    ['DATABASE_URL', 'redis://127.0.0.1:6379', 'postgres:// or postgresql://'],
+    ['REDIS_URL', 'postgresql://127.0.0.1/x', 'redis:// or rediss://'],
+    ['STRIPE_API_BASE', 'localhost:12111', 'http:// or https://'],
+  ])('%s must use its own scheme, and the message names it', (name, value, schemes) => {
+    expect(() => loadPaymentEnv({ ...base, [name]: value })).toThrow(
+      expect.objectContaining({ problems: [`${name}: must be a URL starting with ${schemes}`] }),
+    );
   });
 });

@@ -1,11 +1,13 @@
 import path from 'node:path';
 import { openServiceStorage } from '@platform/db';
-import { createLogger } from '@platform/logging';
-import { loadEnvOrExit, runServer } from '@platform/service-kit';
+import { createHttpMetrics, createLogger } from '@platform/logging';
+import { databasePoolMax, loadEnvOrExit, runServer } from '@platform/service-kit';
 import { createApp, SERVICE_NAME } from './app';
 import { loadPaymentEnv } from './env';
 import { PrismaClient } from './generated/prisma/client';
 import { createStripeClient, placeholderStripeKeyWarning } from './stripe-client';
+import { createUsageMetrics } from './usage/metrics';
+import { startUsageSender } from './usage/sender';
 
 /**
  * The service itself: env, storage (migrations under their advisory lock),
@@ -24,14 +26,44 @@ export async function main(): Promise<void> {
     keyPrefix: 'payment:',
     migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations'),
     logger,
+    poolMax: databasePoolMax(env),
   });
   const { kv } = storage;
   const prisma = new PrismaClient({ adapter: storage.db.adapter });
-  const stripe = createStripeClient(env);
-  const app = createApp({ env, logger, prisma, kv, stripe, now: () => new Date() });
+  // Aborted at the drain deadline: Stripe calls still running then belong to requests answered 503.
+  // The usage sender keeps its own client: its last flush at close must not be cut by the deadline.
+  const drainDeadline = new AbortController();
+  const stripe = createStripeClient(env, { abortSignal: drainDeadline.signal });
+  const metrics = createHttpMetrics({ service: SERVICE_NAME });
+  const usageMetrics = createUsageMetrics(metrics.registry, prisma);
+  // Every process drains the outbox; row leases keep them off each other's rows.
+  const now = () => new Date();
+  const usageSender =
+    env.PAYMENT_USAGE_SENDER === 'on'
+      ? startUsageSender({ env, logger, prisma, stripe: createStripeClient(env), now, metrics: usageMetrics })
+      : undefined;
+  const app = createApp({
+    env,
+    logger,
+    prisma,
+    kv,
+    stripe,
+    now,
+    metrics,
+    usageMetrics,
+    usageSender,
+  });
   const closeAll = async (): Promise<void> => {
+    await usageSender?.stop();
     await prisma.$disconnect();
     await storage.close();
   };
-  await runServer({ app, port: env.PORT, host: env.HOST, logger, onClose: closeAll });
+  await runServer({
+    app,
+    port: env.PORT,
+    host: env.HOST,
+    logger,
+    onClose: closeAll,
+    onDrainDeadline: () => drainDeadline.abort(),
+  });
 }

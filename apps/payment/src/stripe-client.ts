@@ -24,14 +24,31 @@ export function placeholderStripeKeyWarning(
   );
 }
 
+/**
+ * The Stripe client. With `abortSignal` (the server's drain deadline) every call
+ * still in flight when it fires is aborted, and later ones fail at once: the
+ * requests waiting for them have been answered 503 by then. That needs Stripe's
+ * fetch-based HTTP client, which hands each call's own timeout signal to fetch.
+ */
 export function createStripeClient(
   env: Pick<
     PaymentEnv,
     'STRIPE_SECRET_KEY' | 'STRIPE_API_BASE' | 'STRIPE_TIMEOUT_MS' | 'STRIPE_MAX_NETWORK_RETRIES'
   >,
+  opts: { abortSignal?: AbortSignal } = {},
 ): Stripe {
   const base = env.STRIPE_API_BASE ? new URL(env.STRIPE_API_BASE) : undefined;
+  const { abortSignal } = opts;
+  const httpClient = abortSignal
+    ? Stripe.createFetchHttpClient((url: string | URL | Request, init?: RequestInit) =>
+        fetch(url, {
+          ...init,
+          signal: init?.signal ? AbortSignal.any([init.signal, abortSignal]) : abortSignal,
+        }),
+      )
+    : undefined;
   return new Stripe(env.STRIPE_SECRET_KEY, {
+    ...(httpClient ? { httpClient } : {}),
     apiVersion: STRIPE_API_VERSION,
     maxNetworkRetries: env.STRIPE_MAX_NETWORK_RETRIES,
     timeout: env.STRIPE_TIMEOUT_MS,

@@ -18,6 +18,19 @@ export function isResourceMissing(err: unknown): boolean {
 }
 
 /**
+ * True for Stripe's "No such customer" (the customer was deleted, in the
+ * Dashboard or through the API): as a parameter of another call (`param:
+ * customer`) or on the customer's own endpoint.
+ */
+export function isCustomerMissing(err: unknown): boolean {
+  return (
+    isResourceMissing(err) &&
+    ((err as Stripe.errors.StripeError).param === 'customer' ||
+      (err as Stripe.errors.StripeError).message.startsWith('No such customer'))
+  );
+}
+
+/**
  * Maps a Stripe SDK error to the error our client sees:
  * - invalid request -> 400 with Stripe's message (it names the bad parameter)
  * - idempotency error (key reused with other parameters) -> 409

@@ -10,20 +10,31 @@ const PROTECTED: Array<[method: 'get' | 'post', path: string]> = [
   ['post', '/api/v1/checkout/cart'],
   ['get', '/api/v1/subscriptions/user_1/prod_1'],
   ['post', '/api/v1/portal'],
+  ['get', '/api/v1/purchases/user_1'],
+  ['get', '/api/v1/entitlements/user_1'],
+  ['post', '/api/v1/sync/user_1'],
 ];
 
 describe('API key authentication', () => {
   it.each(PROTECTED)('%s %s without X-API-Key is 401 missing api key', async (method, path) => {
     const res = await request(h.app)[method](path).send({});
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: 'missing api key', request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: 'missing api key',
+      code: 'missing_api_key',
+      request_id: expect.any(String),
+    });
     expect(res.headers['x-request-id']).toBe(res.body.request_id);
   });
 
   it.each(PROTECTED)('%s %s with a wrong key is 401 invalid api key', async (method, path) => {
     const res = await request(h.app)[method](path).set('X-API-Key', 'not-the-right-key-at-all').send({});
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: 'invalid api key', request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: 'invalid api key',
+      code: 'invalid_api_key',
+      request_id: expect.any(String),
+    });
   });
 
   it('an empty X-API-Key counts as missing', async () => {
@@ -62,7 +73,7 @@ describe('API key authentication', () => {
     expect(anonymous.status).toBe(401);
     const authed = await request(h.app).get('/api/v1/nothing-here').set('X-API-Key', API_KEY);
     expect(authed.status).toBe(404);
-    expect(authed.body).toEqual({ error: 'not found', request_id: expect.any(String) });
+    expect(authed.body).toEqual({ error: 'not found', code: 'not_found', request_id: expect.any(String) });
   });
 
   it('the API key never appears in the logs', async () => {
@@ -95,6 +106,9 @@ describe('public routes', () => {
       '/api/v1/checkout/cart',
       '/api/v1/subscriptions/{user_id}/{product_id}',
       '/api/v1/portal',
+      '/api/v1/purchases/{user_id}',
+      '/api/v1/entitlements/{user_id}',
+      '/api/v1/sync/{user_id}',
       '/webhooks/stripe',
     ]) {
       expect(paths).toContain(path);
@@ -110,17 +124,31 @@ describe('public routes', () => {
 });
 
 describe('GET /docs', () => {
-  it('renders every operation of the OpenAPI document as HTML without a key', async () => {
+  it('serves the API reference page without a key: Swagger UI from the service itself, no inline script', async () => {
     const res = await request(h.app).get('/docs');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
-    for (const op of [
-      'POST /api/v1/checkout/cart',
-      'GET /api/v1/subscriptions/{user_id}/{product_id}',
-      'POST /api/v1/portal',
+    // helmet's policy: scripts from this origin only, so the page can carry none inline.
+    expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+    const scripts = [...res.text.matchAll(/<script([^>]*)>/g)].map((m) => m[1]);
+    expect(scripts).toEqual([' src="/docs/assets/swagger-ui-bundle.js"', ' src="/docs/init.js"']);
+    expect(res.text).not.toMatch(/https?:\/\/(?!localhost)/);
+    for (const asset of [
+      '/docs/assets/swagger-ui-bundle.js',
+      '/docs/assets/swagger-ui.css',
+      '/docs/init.js',
     ]) {
-      expect(res.text).toContain(op);
+      const got = await request(h.app).get(asset);
+      expect({ asset, status: got.status }).toEqual({ asset, status: 200 });
     }
-    expect(res.text).not.toContain('<script');
+    const init = await request(h.app).get('/docs/init.js');
+    expect(init.text).toContain("url: '/openapi.json'");
+    expect(init.text).toContain('validatorUrl: null'); // no call to validator.swagger.io
+    for (const other of [
+      '/docs/assets/package.json',
+      '/docs/assets/__proto__',
+      '/docs/assets/..%2Fpackage.json',
+    ])
+      expect({ other, status: (await request(h.app).get(other)).status }).toEqual({ other, status: 404 });
   });
 });

@@ -88,7 +88,11 @@ describe('POST /api/v1/checkout/subscription', () => {
     const { oneTime, product } = seedCatalog(h.fake);
     const res = await post(body({ price_id: oneTime.id, product_id: product.id }));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'price is not recurring', request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: 'price is not recurring',
+      code: 'price_not_recurring',
+      request_id: expect.any(String),
+    });
   });
 
   it('a price of another product is 400 price does not belong to product', async () => {
@@ -142,7 +146,11 @@ describe('POST /api/v1/checkout/subscription', () => {
       .set('Content-Type', 'application/json')
       .send('{"user_id": ');
     expect(malformed.status).toBe(422);
-    expect(malformed.body).toEqual({ error: 'deserialization error', request_id: expect.any(String) });
+    expect(malformed.body).toEqual({
+      error: 'deserialization error',
+      code: 'deserialization_error',
+      request_id: expect.any(String),
+    });
   });
 
   it('a body over 100 kB is 413', async () => {

@@ -24,11 +24,11 @@ beforeAll(async () => {
   h = await startHarness(storage.urls);
   server = await listenLoopback(h.app);
   probes = (await paymentEndpoints(h)).map((e) => ({ name: e.name, send: () => e.send(server.url) }));
-}, 30_000);
+}, 120_000);
 afterAll(async () => {
   await server?.close();
   await storage?.close(async () => h?.close());
-}, 30_000);
+}, 60_000);
 
 const SERVED = [200];
 const UNAVAILABLE = [503];
@@ -48,6 +48,9 @@ const REDIS_DOWN: Record<string, number[]> = {
   'POST /api/v1/checkout/cart': UNAVAILABLE,
   'GET /api/v1/subscriptions/{user_id}/{product_id}': UNAVAILABLE,
   'POST /api/v1/portal': UNAVAILABLE,
+  'GET /api/v1/purchases/{user_id}': UNAVAILABLE,
+  'GET /api/v1/entitlements/{user_id}': UNAVAILABLE,
+  'POST /api/v1/sync/{user_id}': UNAVAILABLE,
   'POST /webhooks/stripe': SERVED,
 };
 

@@ -12,7 +12,7 @@ import {
 import fc from 'fast-check';
 import request from 'supertest';
 import { seedSubscriber, sendWebhook } from './support/endpoints';
-import { API_KEY, type Harness, startHarness, urls } from './support/harness';
+import { API_KEY, type Harness, seedCatalog, startHarness, urls } from './support/harness';
 
 /**
  * Property-based fuzzing of every payment endpoint: generated and mutated
@@ -40,18 +40,20 @@ beforeAll(async () => {
   h = await startHarness();
   const app = h.buildApp({ PAYMENT_RATE_LIMIT_PER_MINUTE: '1000000' });
   ({ url, close } = await listenLoopback(app));
-  const { product, monthly, oneTime, userId, ...seeded } = await seedSubscriber(h);
+  const { product, oneTime, userId, ...seeded } = await seedSubscriber(h);
   subscription = seeded.subscription;
   const base = { user_id: userId, email: 'a@example.com', ...urls };
+  // The subscriber already has `product`: a checkout for it would be 409 subscription_exists.
+  const unsubscribed = seedCatalog(h.fake, 'fresh');
   valid = {
-    subscription: { ...base, product_id: product.id, price_id: monthly.id },
+    subscription: { ...base, product_id: unsubscribed.product.id, price_id: unsubscribed.monthly.id },
     item: { ...base, price_id: oneTime.id, quantity: 2 },
     cart: { ...base, items: [{ price_id: oneTime.id, quantity: 1 }] },
     portal: { user_id: userId, return_url: urls.success_url },
     userId,
     productId: product.id,
   };
-}, 30_000);
+}, 120_000);
 afterAll(async () => {
   await close?.();
   await h?.close();

@@ -47,7 +47,11 @@ describe('POST /api/v1/portal', () => {
     const before = h.fake.requests.length;
     const res = await post({ user_id: newUserId(), return_url: RETURN_URL });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'customer not found', request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: 'customer not found',
+      code: 'customer_not_found',
+      request_id: expect.any(String),
+    });
     expect(h.fake.requests.length).toBe(before);
   });
 

@@ -17,7 +17,11 @@ describe('rate limit per API key', () => {
     for (let i = 0; i < 2; i++) expect((await get(API_KEY)).status).toBe(200);
     const limited = await get(API_KEY);
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ error: 'rate_limited', request_id: expect.any(String) });
+    expect(limited.body).toEqual({
+      error: 'rate_limited',
+      code: 'rate_limited',
+      request_id: expect.any(String),
+    });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
 

@@ -22,7 +22,11 @@ describe('Stripe failures', () => {
     h.fake.fault({ path: SESSIONS, type: 'invalid_request_error', message: 'No such coupon: promo_x' });
     const res = await checkout();
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'No such coupon: promo_x', request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: 'No such coupon: promo_x',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('a card error is 502 with Stripe’s message', async () => {
@@ -49,7 +53,11 @@ describe('Stripe failures', () => {
     h.fake.fault({ path: SESSIONS, type: 'api_error', message: 'internal stripe detail' });
     const res = await checkout();
     expect(res.status).toBe(502);
-    expect(res.body).toEqual({ error: 'stripe unavailable', request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: 'stripe unavailable',
+      code: 'stripe_unavailable',
+      request_id: expect.any(String),
+    });
   });
 
   it('an unreachable Stripe (timeout) is 502', async () => {

@@ -66,7 +66,11 @@ describe('POST /webhooks/stripe', () => {
       const event = buildEvent('customer.subscription.created', sub);
       const res = await deliver(event, { secret: 'whsec_someone_else' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: 'invalid webhook signature', request_id: expect.any(String) });
+      expect(res.body).toEqual({
+        error: 'invalid webhook signature',
+        code: 'webhook_signature_invalid',
+        request_id: expect.any(String),
+      });
       expect(await stored(sub.id)).toBeNull();
       expect(await h.prisma.webhookEvent.findUnique({ where: { id: event.id } })).toBeNull();
       expect(retrieves(sub.id)).toBe(0);

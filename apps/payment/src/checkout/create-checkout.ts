@@ -6,15 +6,17 @@ import type {
 } from '@platform/contract';
 import { AppError } from '@platform/errors';
 import type Stripe from 'stripe';
-import { ensureCustomer } from '../customers/ensure-customer';
+import { withCustomer } from '../customers/ensure-customer';
+import { clearCheckoutPending, markCheckoutPending } from '../customers/repo';
 import type { PaymentDeps } from '../deps';
 import { scopeIdempotencyKey } from '../idempotency';
-import { callStripe } from '../stripe-errors';
+import { findEntitlingSubscription } from '../subscriptions/repo';
+import { syncCustomerSubscriptions } from '../subscriptions/sync';
 import { mergeCartItems, resolveCartMode } from './cart';
 import { isRecurring, loadPrices, productIdOf } from './prices';
 import { assertRedirectsAllowed } from './redirects';
 
-export type CheckoutDeps = Pick<PaymentDeps, 'env' | 'kv' | 'logger' | 'prisma' | 'stripe'>;
+export type CheckoutDeps = Pick<PaymentDeps, 'env' | 'kv' | 'logger' | 'prisma' | 'stripe' | 'now'>;
 
 type Common = { user_id: string; email: string; success_url: string; cancel_url: string };
 
@@ -22,7 +24,37 @@ type SessionPlan = {
   mode: 'payment' | 'subscription';
   lineItems: Array<{ price: string; quantity: number }>;
   metadata: Record<string, string>;
+  /** Products of the recurring prices: a user already entitled to one of them is refused (409). */
+  subscribedProducts: string[];
 };
+
+/**
+ * Refuses a second subscription: reads the customer's subscriptions from
+ * Stripe (a webhook may not have arrived yet) and answers 409
+ * `subscription_exists` when one that entitles (active, trialing, past_due)
+ * has an item of one of the products. Two checkouts racing each other can both
+ * pass; Stripe's "limit customers to one subscription" setting closes that gap
+ * (docs/payment.md).
+ */
+async function assertNotSubscribed(
+  deps: CheckoutDeps,
+  customer: { userId: string; stripeCustomerId: string },
+  productIds: readonly string[],
+): Promise<void> {
+  if (productIds.length === 0) return;
+  await syncCustomerSubscriptions(deps, customer);
+  const existing = await findEntitlingSubscription(deps.prisma, customer.userId, productIds);
+  if (existing) {
+    throw new AppError('subscription_exists', {
+      details: [
+        {
+          path: 'product_id',
+          message: `subscription ${existing.subscriptionId} to ${existing.productId} is ${existing.status}; send the user to the portal (POST /api/v1/portal) to change it`,
+        },
+      ],
+    });
+  }
+}
 
 /**
  * The steps every checkout shares: redirect allowlist, idempotency, prices
@@ -46,8 +78,47 @@ async function runCheckout(
     clientKey,
     body,
   });
-  const { mode, lineItems, metadata } = await plan();
-  const customer = await ensureCustomer(deps, { userId: body.user_id, email: body.email });
+  const { mode, lineItems, metadata, subscribedProducts } = await plan();
+  const session = await withCustomer(
+    deps,
+    { userId: body.user_id, email: body.email },
+    async (customer, created) => {
+      if (mode === 'subscription') {
+        if (!created)
+          await assertNotSubscribed(
+            deps,
+            { userId: body.user_id, stripeCustomerId: customer },
+            subscribedProducts,
+          );
+        // Until this checkout's outcome is known, a `none` status is re-read from Stripe, never served from the database.
+        const markedAt = deps.now();
+        await markCheckoutPending(deps.prisma, body.user_id, markedAt);
+        try {
+          return await createSession(deps, mode, customer, body, lineItems, metadata, idempotency.stripeKey);
+        } catch (err) {
+          // No session, so no outcome to wait for (a later checkout's mark is newer and stays).
+          await clearCheckoutPending(deps.prisma, body.user_id, markedAt);
+          throw err;
+        }
+      }
+      return createSession(deps, mode, customer, body, lineItems, metadata, idempotency.stripeKey);
+    },
+  );
+  if (!session.url) throw new Error(`checkout session ${session.id} has no url`);
+  await idempotency.remember();
+  return { checkout_session_id: session.id, checkout_url: session.url };
+}
+
+/** Creates the Stripe Checkout session; a Stripe error is rethrown as Stripe's, for withCustomer to inspect. */
+function createSession(
+  deps: CheckoutDeps,
+  mode: SessionPlan['mode'],
+  customer: string,
+  body: Common,
+  lineItems: SessionPlan['lineItems'],
+  metadata: Record<string, string>,
+  idempotencyKey: string | undefined,
+): Promise<Stripe.Checkout.Session> {
   const params: Stripe.Checkout.SessionCreateParams = {
     mode,
     customer,
@@ -60,15 +131,7 @@ async function runCheckout(
       ? { subscription_data: { metadata } }
       : { payment_intent_data: { metadata } }),
   };
-  const session = await callStripe(() =>
-    deps.stripe.checkout.sessions.create(
-      params,
-      idempotency.stripeKey ? { idempotencyKey: idempotency.stripeKey } : undefined,
-    ),
-  );
-  if (!session.url) throw new Error(`checkout session ${session.id} has no url`);
-  await idempotency.remember();
-  return { checkout_session_id: session.id, checkout_url: session.url };
+  return deps.stripe.checkout.sessions.create(params, idempotencyKey ? { idempotencyKey } : undefined);
 }
 
 /** `POST /api/v1/checkout/subscription`: the price must exist, be recurring and belong to product_id. */
@@ -86,6 +149,7 @@ export function createSubscriptionCheckout(
       mode: 'subscription',
       lineItems: [{ price: price.id, quantity: 1 }],
       metadata: { user_id: body.user_id, product_id: body.product_id },
+      subscribedProducts: [body.product_id],
     };
   });
 }
@@ -99,10 +163,12 @@ export function createItemCheckout(
   return runCheckout(deps, 'item', body, clientKey, async () => {
     const prices = await loadPrices(deps.stripe, [{ priceId: body.price_id, path: 'price_id' }]);
     const price = prices.get(body.price_id)!;
+    const recurring = isRecurring(price);
     return {
-      mode: isRecurring(price) ? 'subscription' : 'payment',
+      mode: recurring ? 'subscription' : 'payment',
       lineItems: [{ price: price.id, quantity: body.quantity }],
       metadata: { user_id: body.user_id, product_id: productIdOf(price) },
+      subscribedProducts: recurring ? [productIdOf(price)] : [],
     };
   });
 }
@@ -123,11 +189,13 @@ export function createCartCheckout(
       deps.stripe,
       items.map((item) => ({ priceId: item.price_id, path: `items.${item.index}.price_id` })),
     );
-    const mode = resolveCartMode(items.map((item) => prices.get(item.price_id)!));
+    const resolved = items.map((item) => prices.get(item.price_id)!);
+    const mode = resolveCartMode(resolved);
     return {
       mode,
       lineItems: items.map((item) => ({ price: item.price_id, quantity: item.quantity })),
       metadata: { user_id: body.user_id },
+      subscribedProducts: [...new Set(resolved.filter(isRecurring).map(productIdOf))],
     };
   });
 }

@@ -1,16 +1,23 @@
 import { SUBSCRIPTION_NONE, type SubscriptionStatusResponse } from '@platform/contract';
 import DataLoader from 'dataloader';
-import type { CustomerRecord } from '../customers/repo';
+import { type CustomerRecord, clearCheckoutPending } from '../customers/repo';
 import {
   type CustomerWithSubscriptions,
+  ENTITLING_STATUSES,
   findCustomersWithSubscriptionsForProducts,
   findSubscriptionsForProduct,
   type StatusKey,
 } from './repo';
 import { chooseSubscription, toStatusResponse } from './status';
+
+const isEntitling = (status: string) => (ENTITLING_STATUSES as readonly string[]).includes(status);
+
 import { type SyncDeps, syncCustomerSubscriptions } from './sync';
 
 export type StatusDeps = SyncDeps & { maxAgeMs: number };
+
+/** Stripe Checkout sessions expire after at most 24 hours; a pending mark older than that is moot. */
+export const CHECKOUT_PENDING_MS = 24 * 60 * 60 * 1000;
 
 /** The most reads one statement carries; more waiting reads go out as further batches at once. */
 export const MAX_READS_PER_STATEMENT = 100;
@@ -23,7 +30,9 @@ export type SubscriptionStatusReader = {
 /**
  * Answers from the database, which webhooks keep current. When it has nothing
  * fresh for the user and product (no webhook arrived, or the chosen snapshot is
- * older than PAYMENT_SUBSCRIPTION_MAX_AGE_SECONDS), every subscription of the
+ * older than PAYMENT_SUBSCRIPTION_MAX_AGE_SECONDS), or a subscription checkout
+ * of the user is pending and the stored answer does not entitle (the user may
+ * have paid a moment ago, before the webhook), every subscription of the
  * customer is read from Stripe once, stored, and the answer is taken from the
  * refreshed rows. Concurrent requests for one customer share one Stripe read.
  *
@@ -51,6 +60,11 @@ export function createSubscriptionStatusReader(deps: StatusDeps): SubscriptionSt
     return pending;
   }
 
+  function isCheckoutPending(customer: CustomerRecord): boolean {
+    const since = customer.checkoutPendingSince;
+    return since !== null && deps.now().getTime() - since.getTime() < CHECKOUT_PENDING_MS;
+  }
+
   function isFresh(at: Date | null): boolean {
     return at !== null && deps.now().getTime() - at.getTime() <= deps.maxAgeMs;
   }
@@ -63,9 +77,14 @@ export function createSubscriptionStatusReader(deps: StatusDeps): SubscriptionSt
       const { customer } = found;
       let chosen = chooseSubscription(found.subscriptions);
       const fresh = chosen ? isFresh(chosen.syncedAt) : isFresh(customer.subscriptionsSyncedAt);
-      if (!fresh) {
+      // A checkout is under way: the user may have paid a moment ago, before the webhook.
+      const pending = isCheckoutPending(customer) && !(chosen && isEntitling(chosen.status));
+      if (!fresh || pending) {
         await refresh(customer);
         chosen = chooseSubscription(await findSubscriptionsForProduct(deps.prisma, userId, productId));
+        if (pending && chosen && isEntitling(chosen.status) && customer.checkoutPendingSince) {
+          await clearCheckoutPending(deps.prisma, userId, customer.checkoutPendingSince);
+        }
       }
       return chosen ? toStatusResponse(chosen, productId) : SUBSCRIPTION_NONE;
     },

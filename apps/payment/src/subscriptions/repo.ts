@@ -90,6 +90,7 @@ type StatusRow = {
   stripe_customer_id: string;
   email: string;
   subscriptions_synced_at: Date | string | null;
+  checkout_pending_since: Date | string | null;
   sub_id: string | null;
   status: string | null;
   sub_period_end: Date | string | null;
@@ -125,10 +126,11 @@ export async function findCustomersWithSubscriptionsForProducts(
   const productIds = keys.map((k) => k.productId);
   const rows = await prisma.$queryRaw<StatusRow[]>`
     SELECT k.ord::int AS ord, c.user_id, c.stripe_customer_id, c.email, c.subscriptions_synced_at,
+           c.checkout_pending_since,
            x.sub_id, x.status, x.sub_period_end, x.stripe_created_at, x.synced_at,
            x.product_id, x.item_period_end
     FROM unnest(${userIds}::text[], ${productIds}::text[]) WITH ORDINALITY AS k(user_id, product_id, ord)
-    JOIN customers c ON c.user_id = k.user_id
+    JOIN customers c ON c.user_id = k.user_id AND c.deleted_at IS NULL
     LEFT JOIN LATERAL (
       SELECT s.id AS sub_id, s.status, s.current_period_end AS sub_period_end,
              s.stripe_created_at, s.synced_at,
@@ -152,6 +154,8 @@ export async function findCustomersWithSubscriptionsForProducts(
           stripeCustomerId: row.stripe_customer_id,
           email: row.email,
           subscriptionsSyncedAt: toDate(row.subscriptions_synced_at),
+          checkoutPendingSince: toDate(row.checkout_pending_since),
+          deletedAt: null,
         },
         subscriptions: [],
       };
@@ -175,4 +179,25 @@ export async function findCustomersWithSubscriptionsForProducts(
     sub.items.push({ productId: row.product_id, currentPeriodEnd: toDate(row.item_period_end) });
   }
   return found;
+}
+
+/** Stripe statuses under which a subscription grants access (and a second one would bill twice). */
+export const ENTITLING_STATUSES = ['active', 'trialing', 'past_due'] as const;
+
+/** The user's entitling subscription with an item of one of the products, if any. */
+export async function findEntitlingSubscription(
+  prisma: PrismaClient,
+  userId: string,
+  productIds: readonly string[],
+): Promise<{ subscriptionId: string; productId: string; status: string } | undefined> {
+  const item = await prisma.subscriptionItem.findFirst({
+    where: {
+      productId: { in: [...productIds] },
+      subscription: { userId, status: { in: [...ENTITLING_STATUSES] } },
+    },
+    select: { productId: true, subscription: { select: { id: true, status: true } } },
+  });
+  return item
+    ? { subscriptionId: item.subscription.id, productId: item.productId, status: item.subscription.status }
+    : undefined;
 }

@@ -6,7 +6,14 @@ import { callStripe } from '../stripe-errors';
 import { upsertSubscriptionSnapshot } from './repo';
 import { toSnapshot } from './snapshot';
 
-export type SyncDeps = { prisma: PrismaClient; stripe: Stripe; logger: Logger; now: () => Date };
+export type SyncDeps = {
+  prisma: PrismaClient;
+  stripe: Stripe;
+  logger: Logger;
+  now: () => Date;
+  /** Told the user id after a webhook stored a changed subscription (the gateway's cache, notify-gateway.ts). */
+  onSubscriptionStored?: ((userId: string) => void) | undefined;
+};
 
 /** Most subscriptions one customer may have listed in one fallback fetch. */
 const MAX_LISTED_SUBSCRIPTIONS = 1000;
@@ -46,7 +53,13 @@ export async function storeSubscription(
     );
     return false;
   }
-  return upsertSubscriptionSnapshot(deps.prisma, { userId: customer.userId, snapshot, ...read });
+  const stored = await upsertSubscriptionSnapshot(deps.prisma, {
+    userId: customer.userId,
+    snapshot,
+    ...read,
+  });
+  if (stored) deps.onSubscriptionStored?.(customer.userId);
+  return stored;
 }
 
 /**

@@ -1,4 +1,8 @@
 import type Stripe from 'stripe';
+import { clearCheckoutPending, findCustomerByStripeId, markCustomerDeleted } from '../customers/repo';
+import { syncEntitlements } from '../entitlements/sync';
+import { applyDispute, applyRefund } from '../purchases/repo';
+import { ensurePurchaseForPaymentIntent, recordCheckoutSession } from '../purchases/sync';
 import { isResourceMissing, mapStripeError } from '../stripe-errors';
 import { findLastEventAt } from '../subscriptions/repo';
 import { type SyncDeps, storeSubscription } from '../subscriptions/sync';
@@ -7,11 +11,24 @@ import { isEventProcessed, recordEvent } from './repo';
 /** The event types this service acts on; Stripe should send exactly these (docs/payment.md). */
 export const HANDLED_EVENT_TYPES = [
   'checkout.session.completed',
+  'checkout.session.async_payment_succeeded',
+  'checkout.session.async_payment_failed',
+  'checkout.session.expired',
   'customer.subscription.created',
   'customer.subscription.updated',
   'customer.subscription.deleted',
+  'customer.subscription.paused',
+  'customer.subscription.resumed',
+  'customer.subscription.trial_will_end',
+  'customer.deleted',
   'invoice.paid',
   'invoice.payment_failed',
+  'invoice.payment_action_required',
+  'charge.refunded',
+  'charge.dispute.created',
+  'charge.dispute.updated',
+  'charge.dispute.closed',
+  'entitlements.active_entitlement_summary.updated',
 ] as const;
 
 /** What became of one delivery; logged and useful in tests. */
@@ -38,11 +55,17 @@ export function subscriptionIdOf(event: Stripe.Event): string | undefined {
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
     case 'customer.subscription.deleted':
+    case 'customer.subscription.paused':
+    case 'customer.subscription.resumed':
+    case 'customer.subscription.trial_will_end':
       return refId(object.id);
     case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded':
+    case 'checkout.session.async_payment_failed':
       return refId(object.subscription);
     case 'invoice.paid':
-    case 'invoice.payment_failed': {
+    case 'invoice.payment_failed':
+    case 'invoice.payment_action_required': {
       const invoice = object as InvoiceLike;
       return refId(invoice.parent?.subscription_details?.subscription) ?? refId(invoice.subscription);
     }
@@ -73,32 +96,100 @@ async function readSubscription(
 }
 
 /**
- * Applies one verified Stripe event. Duplicates (by event id) are dropped. An
- * event older than one already applied to the same subscription is dropped
- * without a Stripe call, since that newer event's read already saw at least its
- * state; same-second events re-read, as their order is unknown. Every other
- * handled event re-reads the subscription and stores it, guarded by the read
- * time so an older read never overwrites a newer one. The event is recorded
- * only after it was applied, so a failure (answered 5xx) is retried by Stripe.
+ * Applies the part of an event that is not about a subscription: purchases
+ * (payment-mode checkouts, refunds, disputes), deleted customers, entitlements
+ * and the end of a pending checkout. Returns whether it changed anything.
  */
-export async function handleStripeEvent(deps: SyncDeps, event: Stripe.Event): Promise<EventOutcome> {
-  if (await isEventProcessed(deps.prisma, event.id)) return 'duplicate';
-  const record = () =>
-    recordEvent(deps.prisma, { id: event.id, type: event.type, createdAt: new Date(event.created * 1000) });
-  const subscriptionId = subscriptionIdOf(event);
-  if (!subscriptionId) {
-    await record();
-    return 'ignored';
+async function applyOtherEffects(deps: SyncDeps, event: Stripe.Event): Promise<boolean> {
+  const object = event.data.object as unknown as Record<string, unknown>;
+  const eventAt = new Date(event.created * 1000);
+  switch (event.type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded':
+    case 'checkout.session.async_payment_failed':
+    case 'checkout.session.expired': {
+      const session = event.data.object as Stripe.Checkout.Session;
+      // The outcome of the checkout is known: status reads stop going to Stripe for it.
+      const userId = session.metadata?.user_id ?? session.client_reference_id;
+      if (userId) await clearCheckoutPending(deps.prisma, userId, new Date(session.created * 1000 + 5000));
+      if (session.mode !== 'payment' || event.type === 'checkout.session.expired') return false;
+      return recordCheckoutSession(deps, session.id, {
+        failed: event.type === 'checkout.session.async_payment_failed',
+      });
+    }
+    case 'charge.refunded': {
+      const paymentIntent = refId(object.payment_intent);
+      const refunded = object.amount_refunded;
+      if (!paymentIntent || typeof refunded !== 'number') return false;
+      if (!(await ensurePurchaseForPaymentIntent(deps, paymentIntent))) return false;
+      return applyRefund(deps.prisma, paymentIntent, refunded);
+    }
+    case 'charge.dispute.created':
+    case 'charge.dispute.updated':
+    case 'charge.dispute.closed': {
+      const paymentIntent = refId(object.payment_intent);
+      if (!paymentIntent || typeof object.status !== 'string') return false;
+      if (!(await ensurePurchaseForPaymentIntent(deps, paymentIntent))) return false;
+      return applyDispute(deps.prisma, paymentIntent, object.status, eventAt);
+    }
+    case 'customer.deleted': {
+      const customerId = refId(object.id);
+      return customerId
+        ? (await markCustomerDeleted(deps.prisma, customerId, deps.now())) !== undefined
+        : false;
+    }
+    case 'entitlements.active_entitlement_summary.updated': {
+      const customerId = refId(object.customer);
+      const customer = customerId ? await findCustomerByStripeId(deps.prisma, customerId) : null;
+      if (!customer) return false;
+      await syncEntitlements(deps, customer);
+      return true;
+    }
+    default:
+      return false;
   }
+}
+
+/** Applies the subscription an event is about (see handleStripeEvent). */
+async function applySubscription(
+  deps: SyncDeps,
+  event: Stripe.Event,
+  subscriptionId: string,
+): Promise<'stale' | 'stored' | 'unchanged'> {
   const eventAt = new Date(event.created * 1000);
   const lastEventAt = await findLastEventAt(deps.prisma, subscriptionId);
-  if (lastEventAt && eventAt < lastEventAt) {
-    await record();
-    return 'stale';
-  }
+  if (lastEventAt && eventAt < lastEventAt) return 'stale';
   const syncedAt = deps.now();
   const subscription = await readSubscription(deps, event, subscriptionId);
   const stored = subscription ? await storeSubscription(deps, subscription, { syncedAt, eventAt }) : false;
-  await record();
   return stored ? 'stored' : 'unchanged';
+}
+
+/**
+ * Applies one verified Stripe event (a webhook delivery or a replay by the
+ * reconciliation job). Duplicates (by event id) are dropped. For a
+ * subscription: an event older than one already applied to the same
+ * subscription is dropped without a Stripe call, since that newer event's
+ * read already saw at least its state; same-second events re-read, as their
+ * order is unknown. Every other subscription event re-reads the subscription
+ * and stores it, guarded by the read time so an older read never overwrites a
+ * newer one. Purchases, deleted customers and entitlements are applied by
+ * applyOtherEffects. The event is recorded only after it was applied, so a
+ * failure (answered 5xx) is retried by Stripe.
+ */
+export async function handleStripeEvent(deps: SyncDeps, event: Stripe.Event): Promise<EventOutcome> {
+  if (await isEventProcessed(deps.prisma, event.id)) return 'duplicate';
+  const subscriptionId = subscriptionIdOf(event);
+  const subscriptionOutcome = subscriptionId
+    ? await applySubscription(deps, event, subscriptionId)
+    : undefined;
+  const other = await applyOtherEffects(deps, event);
+  await recordEvent(deps.prisma, {
+    id: event.id,
+    type: event.type,
+    createdAt: new Date(event.created * 1000),
+  });
+  if (subscriptionOutcome === 'stored' || other) return 'stored';
+  if (subscriptionOutcome) return subscriptionOutcome;
+  return (HANDLED_EVENT_TYPES as readonly string[]).includes(event.type) ? 'unchanged' : 'ignored';
 }

@@ -15,3 +15,9 @@ export async function recordEvent(
     skipDuplicates: true,
   });
 }
+
+/** Drops processed-event ids older than `before` (the retention window); returns how many. */
+export async function pruneEvents(prisma: PrismaClient, before: Date): Promise<number> {
+  const { count } = await prisma.webhookEvent.deleteMany({ where: { processedAt: { lt: before } } });
+  return count;
+}

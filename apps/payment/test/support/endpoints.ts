@@ -36,7 +36,9 @@ export async function seedSubscriber(h: Harness) {
  * form, on a catalog and a customer seeded in `h` (call while everything is up).
  */
 export async function paymentEndpoints(h: Harness): Promise<EndpointCall[]> {
-  const { product, monthly, oneTime, userId, subscription: sub } = await seedSubscriber(h);
+  const { product, oneTime, userId, subscription: sub } = await seedSubscriber(h);
+  // The subscriber already has `product`: a subscription checkout for it would be 409 subscription_exists.
+  const unsubscribed = seedCatalog(h.fake, 'fresh');
   const api = (target: Target, method: 'get' | 'post', path: string) =>
     request(target)[method](path).set('X-API-Key', API_KEY);
   const base = { user_id: userId, email: 'a@example.com', ...urls };
@@ -51,8 +53,8 @@ export async function paymentEndpoints(h: Harness): Promise<EndpointCall[]> {
       send: (t) =>
         api(t, 'post', '/api/v1/checkout/subscription').send({
           ...base,
-          product_id: product.id,
-          price_id: monthly.id,
+          product_id: unsubscribed.product.id,
+          price_id: unsubscribed.monthly.id,
         }),
     },
     {
@@ -74,6 +76,18 @@ export async function paymentEndpoints(h: Harness): Promise<EndpointCall[]> {
     {
       name: 'POST /api/v1/portal',
       send: (t) => api(t, 'post', '/api/v1/portal').send({ user_id: userId, return_url: urls.success_url }),
+    },
+    {
+      name: 'GET /api/v1/purchases/{user_id}',
+      send: (t) => api(t, 'get', `/api/v1/purchases/${userId}`),
+    },
+    {
+      name: 'GET /api/v1/entitlements/{user_id}',
+      send: (t) => api(t, 'get', `/api/v1/entitlements/${userId}`),
+    },
+    {
+      name: 'POST /api/v1/sync/{user_id}',
+      send: (t) => api(t, 'post', `/api/v1/sync/${userId}`),
     },
     {
       name: 'POST /webhooks/stripe',

@@ -1,0 +1,95 @@
+import { Counter, Gauge, type Registry } from '@platform/logging';
+import type { PrismaClient } from '../generated/prisma/client';
+import { type OutboxStats, readOutboxStats } from './repo';
+
+/** Why a meter event call did not succeed; bounded label values. */
+export type SendFailureKind = 'rate_limited' | 'server_error' | 'connection' | 'refused' | 'customer';
+
+export type UsageMetrics = {
+  sent(): void;
+  failed(kind: SendFailureKind): void;
+  errorReport(): void;
+  /** The outbox's current state, read from the database (shared by every process). */
+  stats(): Promise<OutboxStats>;
+};
+
+/**
+ * Outbox lag and sender outcomes on the app's /metrics registry. The gauges
+ * read the database at scrape time; every worker sees the same table, so the
+ * cluster aggregate takes their max instead of their sum.
+ */
+export function createUsageMetrics(registry: Registry, prisma: PrismaClient): UsageMetrics {
+  const sent = new Counter({
+    name: 'payment_usage_events_sent_total',
+    help: 'Usage events Stripe acknowledged',
+    registers: [registry],
+  });
+  const failures = new Counter({
+    name: 'payment_usage_send_failures_total',
+    help: 'Meter event calls that failed, by kind (retried unless refused)',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  const reports = new Counter({
+    name: 'payment_meter_error_reports_total',
+    help: 'Stripe meter error reports (v1.billing.meter.error_report_triggered) received',
+    registers: [registry],
+  });
+  // The gauges read a snapshot at most a second old, refreshed once per scrape and waited
+  // for at most half a second: a slow or stopped database leaves the last values (or none)
+  // and never fails or stalls /metrics.
+  let last: { at: number; stats: OutboxStats } | undefined;
+  let refreshing: Promise<void> | undefined;
+  const refresh = () => {
+    refreshing ??= readOutboxStats(prisma)
+      .then(
+        (stats) => {
+          last = { at: Date.now(), stats };
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        refreshing = undefined;
+      });
+    return refreshing;
+  };
+  const snapshot = async (): Promise<OutboxStats | undefined> => {
+    if (!last || Date.now() - last.at > 1000) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, 500);
+        timer.unref();
+      });
+      await Promise.race([refresh(), timeout]).finally(() => clearTimeout(timer));
+    }
+    return last?.stats;
+  };
+  const gauge = (name: string, help: string, pick: (s: OutboxStats) => number) =>
+    new Gauge({
+      name,
+      help,
+      aggregator: 'max',
+      registers: [registry],
+      async collect() {
+        const stats = await snapshot();
+        if (stats) this.set(pick(stats));
+      },
+    });
+  gauge('payment_usage_outbox_pending', 'Usage events not yet acknowledged by Stripe', (s) => s.pending);
+  gauge(
+    'payment_usage_outbox_failed',
+    'Usage events Stripe refused for good (status failed)',
+    (s) => s.failed,
+  );
+  gauge(
+    'payment_usage_outbox_oldest_pending_seconds',
+    'Age of the oldest usage event not yet acknowledged by Stripe',
+    (s) => s.oldestPendingAgeSeconds,
+  );
+  return {
+    sent: () => sent.inc(),
+    failed: (kind) => failures.inc({ kind }),
+    errorReport: () => reports.inc(),
+    stats: () => readOutboxStats(prisma),
+  };
+}

@@ -1,0 +1,158 @@
+import type { PrismaClient } from '../generated/prisma/client';
+
+/** An event as the outbox stores it. */
+export type OutboxEvent = {
+  id: string;
+  userId: string;
+  meter: string;
+  eventName: string;
+  value: number;
+  occurredAt: Date;
+};
+
+/** A row a sender holds under its lease. */
+export type ClaimedEvent = OutboxEvent & { attempts: number };
+
+/**
+ * Inserts the events whose id is new, in one statement (`ON CONFLICT DO
+ * NOTHING`, so concurrent sends of one id insert it once), and returns the
+ * ids this call inserted. The statement commits before it returns.
+ */
+export async function insertNewEvents(prisma: PrismaClient, events: OutboxEvent[]): Promise<Set<string>> {
+  if (events.length === 0) return new Set();
+  const rows = await prisma.$queryRaw<Array<{ id: string }>>`
+    INSERT INTO usage_events (id, user_id, meter, event_name, value, occurred_at)
+    SELECT * FROM unnest(
+      ${events.map((e) => e.id)}::text[], ${events.map((e) => e.userId)}::text[],
+      ${events.map((e) => e.meter)}::text[], ${events.map((e) => e.eventName)}::text[],
+      ${events.map((e) => e.value)}::int[], ${events.map((e) => e.occurredAt.toISOString())}::timestamptz[])
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id`;
+  return new Set(rows.map((row) => row.id));
+}
+
+export function findEvents(prisma: PrismaClient, ids: string[]): Promise<OutboxEvent[]> {
+  return prisma.usageEvent.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, userId: true, meter: true, eventName: true, value: true, occurredAt: true },
+  });
+}
+
+/**
+ * Claims up to `limit` due rows for `token` for `leaseSeconds`. `SKIP LOCKED`
+ * keeps concurrent claimers off each other's rows; the lease (database clock)
+ * keeps them off rows another sender holds between statements, and returns a
+ * crashed sender's rows once it runs out.
+ */
+export function claimDueEvents(
+  prisma: PrismaClient,
+  opts: { limit: number; leaseSeconds: number; token: string },
+): Promise<ClaimedEvent[]> {
+  return prisma.$queryRaw<ClaimedEvent[]>`
+    WITH due AS (
+      SELECT id FROM usage_events
+      WHERE status = 'pending' AND next_attempt_at <= now()
+        AND (claimed_until IS NULL OR claimed_until < now())
+      ORDER BY next_attempt_at, id
+      LIMIT ${opts.limit}
+      FOR UPDATE SKIP LOCKED)
+    UPDATE usage_events u
+    SET claimed_until = now() + make_interval(secs => ${opts.leaseSeconds}), claim_token = ${opts.token}
+    FROM due WHERE u.id = due.id
+    RETURNING u.id, u.user_id AS "userId", u.meter, u.event_name AS "eventName", u.value,
+      u.occurred_at AS "occurredAt", u.attempts`;
+}
+
+/** Stripe acknowledged the event: final, whoever holds the row now. */
+export async function markSent(prisma: PrismaClient, id: string, stripeCustomerId: string): Promise<void> {
+  await prisma.$executeRaw`
+    UPDATE usage_events
+    SET status = 'sent', sent_at = now(), stripe_customer_id = ${stripeCustomerId}, attempts = attempts + 1,
+      claimed_until = NULL, claim_token = NULL, last_error = NULL
+    WHERE id = ${id} AND status = 'pending'`;
+}
+
+/** Stripe refused the event for good (400): kept as `failed` for inspection and replay. */
+export async function markFailed(
+  prisma: PrismaClient,
+  id: string,
+  token: string,
+  error: string,
+): Promise<void> {
+  await prisma.$executeRaw`
+    UPDATE usage_events
+    SET status = 'failed', attempts = attempts + 1, claimed_until = NULL, claim_token = NULL,
+      last_error = ${error.slice(0, 1000)}
+    WHERE id = ${id} AND claim_token = ${token} AND status = 'pending'`;
+}
+
+/**
+ * Gives rows back to the outbox, due again in `delayMs`. `attempted` counts an
+ * attempt and records the error (the row's own failure); rows that were only
+ * held back behind another row's failure are not charged one.
+ */
+export async function releaseEvents(
+  prisma: PrismaClient,
+  opts: { ids: string[]; token: string; delayMs: number; attempted: boolean; error?: string },
+): Promise<void> {
+  if (opts.ids.length === 0) return;
+  const increment = opts.attempted ? 1 : 0;
+  await prisma.$executeRaw`
+    UPDATE usage_events
+    SET next_attempt_at = now() + make_interval(secs => ${opts.delayMs / 1000}),
+      claimed_until = NULL, claim_token = NULL, attempts = attempts + ${increment},
+      last_error = COALESCE(${opts.error?.slice(0, 1000) ?? null}, last_error)
+    WHERE id = ANY(${opts.ids}::text[]) AND claim_token = ${opts.token} AND status = 'pending'`;
+}
+
+/** What /metrics and readiness show of the outbox. */
+export type OutboxStats = { pending: number; failed: number; oldestPendingAgeSeconds: number };
+
+export async function readOutboxStats(prisma: PrismaClient): Promise<OutboxStats> {
+  const [pending] = await prisma.$queryRaw<Array<{ count: bigint; age: number | null }>>`
+    SELECT count(*) AS count, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS age
+    FROM usage_events WHERE status = 'pending'`;
+  const [failed] = await prisma.$queryRaw<Array<{ count: bigint }>>`
+    SELECT count(*) AS count FROM usage_events WHERE status = 'failed'`;
+  return {
+    pending: Number(pending?.count ?? 0),
+    failed: Number(failed?.count ?? 0),
+    oldestPendingAgeSeconds: Math.max(0, pending?.age ?? 0),
+  };
+}
+
+/** Outbox totals per user, event name and UTC day, by status, for reconciliation. */
+export type DailyTotal = { userId: string; eventName: string; day: string; status: string; value: number };
+
+export async function readDailyTotals(prisma: PrismaClient, from: Date, to: Date): Promise<DailyTotal[]> {
+  const rows = await prisma.$queryRaw<Array<Omit<DailyTotal, 'value'> & { value: bigint }>>`
+    SELECT user_id AS "userId", event_name AS "eventName",
+      to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, status, sum(value) AS value
+    FROM usage_events WHERE occurred_at >= ${from} AND occurred_at < ${to}
+    GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`;
+  return rows.map((row) => ({ ...row, value: Number(row.value) }));
+}
+
+type MeterErrorReportRow = {
+  id: string;
+  meterId: string | null;
+  summary: string;
+  errorCount: number;
+  errorTypes: object[];
+  validationStart: Date | null;
+  validationEnd: Date | null;
+  stripeCreatedAt: Date;
+};
+
+/** Stores a meter error report unless its event id is known; true when it was new. */
+export async function insertMeterErrorReport(
+  prisma: PrismaClient,
+  report: MeterErrorReportRow,
+): Promise<boolean> {
+  const { count } = await prisma.meterErrorReport.createMany({ data: [report], skipDuplicates: true });
+  return count > 0;
+}
+
+export function findMeterErrorReports(prisma: PrismaClient, limit: number) {
+  return prisma.meterErrorReport.findMany({ orderBy: { receivedAt: 'desc' }, take: limit });
+}

@@ -1,0 +1,228 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@platform/logging';
+import type Stripe from 'stripe';
+import { ensureCustomer } from '../customers/ensure-customer';
+import type { PaymentEnv } from '../env';
+import type { PrismaClient } from '../generated/prisma/client';
+import type { UsageMetrics } from './metrics';
+import { type ClaimedEvent, claimDueEvents, markFailed, markSent, releaseEvents } from './repo';
+import { classifySendFailure, retryDelayMs, type SendFailure } from './send-failure';
+
+export type SenderDeps = {
+  prisma: PrismaClient;
+  stripe: Stripe;
+  logger: Logger;
+  /** The service clock (deps.ts); customers are created and forgotten with it. */
+  now: () => Date;
+  metrics: UsageMetrics;
+  env: Pick<
+    PaymentEnv,
+    | 'PAYMENT_USAGE_SENDER_BATCH'
+    | 'PAYMENT_USAGE_SENDER_IDLE_MS'
+    | 'PAYMENT_USAGE_SENDER_RATE_PER_SECOND'
+    | 'PAYMENT_USAGE_SENDER_CONCURRENCY'
+    | 'PAYMENT_USAGE_SENDER_LEASE_SECONDS'
+    | 'PAYMENT_USAGE_RETRY_BASE_MS'
+    | 'PAYMENT_USAGE_RETRY_MAX_MS'
+  >;
+};
+
+/** What readiness shows of this process's sender. */
+export type SenderStatus = {
+  running: boolean;
+  lastSentAt: string | null;
+  lastFailure: { at: string; kind: string; message: string } | null;
+  pausedUntil: string | null;
+};
+
+export type UsageSender = { stop(): Promise<void>; status(): SenderStatus };
+
+/** Spaces calls so one process stays under `perSecond`. */
+function createPacer(perSecond: number) {
+  const gap = 1000 / perSecond;
+  let next = 0;
+  return async (): Promise<void> => {
+    const now = Date.now();
+    const at = Math.max(now, next);
+    next = at + gap;
+    if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
+  };
+}
+
+/** The Stripe idempotency key of one event's call: a retry within 24 h replays the first answer. */
+export function meterEventIdempotencyKey(eventId: string): string {
+  return `meter-event:${eventId}`;
+}
+
+/**
+ * Starts draining the usage outbox to Stripe Billing Meters in this process
+ * (docs/billing.md). Each round claims due rows under a lease, sends each
+ * customer+meter group one call at a time (groups in parallel up to the
+ * concurrency), and marks each row sent once Stripe acknowledged it, so a
+ * crash re-sends at most the rows in flight, which Stripe answers from its
+ * idempotency cache (same key) or drops by `identifier`. A 429, 5xx or network
+ * failure puts the row back with backoff and pauses the whole sender until
+ * then; a 400 marks the row `failed`. `stop()` lets the calls in flight end,
+ * hands the unsent claimed rows back and resolves.
+ */
+export function startUsageSender(deps: SenderDeps): UsageSender {
+  const { env, logger } = deps;
+  const token = randomUUID();
+  const pace = createPacer(env.PAYMENT_USAGE_SENDER_RATE_PER_SECOND);
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  let pausedUntil = 0;
+  const state: SenderStatus = { running: true, lastSentAt: null, lastFailure: null, pausedUntil: null };
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  const noteFailure = (failure: SendFailure) => {
+    deps.metrics.failed(failure.kind);
+    state.lastFailure = { at: new Date().toISOString(), kind: failure.kind, message: failure.message };
+  };
+
+  async function sendOne(row: ClaimedEvent, customerId: string): Promise<SendFailure | undefined> {
+    await pace();
+    try {
+      await deps.stripe.billing.meterEvents.create(
+        {
+          event_name: row.eventName,
+          identifier: row.id,
+          timestamp: Math.floor(row.occurredAt.getTime() / 1000),
+          payload: { stripe_customer_id: customerId, value: String(row.value) },
+        },
+        { idempotencyKey: meterEventIdempotencyKey(row.id), maxNetworkRetries: 0 },
+      );
+    } catch (err) {
+      const failure = classifySendFailure(err);
+      if (!failure.delivered) return failure;
+      logger.info({ eventId: row.id }, 'stripe already had this usage event; marked sent');
+    }
+    await markSent(deps.prisma, row.id, customerId);
+    deps.metrics.sent();
+    state.lastSentAt = new Date().toISOString();
+    return undefined;
+  }
+
+  /** Sends one customer+meter group in order; returns the failure that stopped it, if any. */
+  async function sendGroup(rows: ClaimedEvent[], leaseEndsAt: number): Promise<void> {
+    const [first] = rows;
+    if (!first) return;
+    let customerId: string;
+    try {
+      customerId = await ensureCustomer(deps, { userId: first.userId });
+    } catch (err) {
+      return holdBack(rows, { ...classifySendFailure(err), kind: 'customer', retry: true }, first);
+    }
+    for (const [index, row] of rows.entries()) {
+      // Past most of the lease another sender may claim these rows: hand them back instead.
+      if (stopping || Date.now() < pausedUntil || Date.now() > leaseEndsAt) {
+        return releaseEvents(deps.prisma, {
+          ids: rows.slice(index).map((r) => r.id),
+          token,
+          delayMs: Math.max(0, pausedUntil - Date.now()),
+          attempted: false,
+        });
+      }
+      const failure = await sendOne(row, customerId);
+      if (!failure) continue;
+      if (!failure.retry) {
+        noteFailure(failure);
+        logger.warn(
+          { eventId: row.id, error: failure.message },
+          'stripe refused a usage event; marked failed',
+        );
+        await markFailed(deps.prisma, row.id, token, failure.message);
+        continue;
+      }
+      return holdBack(rows.slice(index), failure, row);
+    }
+  }
+
+  /** Puts `rows` back after a retryable failure of `culprit` and pauses the sender as long. */
+  async function holdBack(rows: ClaimedEvent[], failure: SendFailure, culprit: ClaimedEvent): Promise<void> {
+    noteFailure(failure);
+    const delayMs = retryDelayMs(culprit.attempts, failure, {
+      baseMs: env.PAYMENT_USAGE_RETRY_BASE_MS,
+      maxMs: env.PAYMENT_USAGE_RETRY_MAX_MS,
+    });
+    pausedUntil = Math.max(pausedUntil, Date.now() + delayMs);
+    logger.warn(
+      { eventId: culprit.id, kind: failure.kind, error: failure.message, retryInMs: delayMs },
+      'usage event not sent; retrying later',
+    );
+    await releaseEvents(deps.prisma, {
+      ids: [culprit.id],
+      token,
+      delayMs,
+      attempted: true,
+      error: failure.message,
+    });
+    await releaseEvents(deps.prisma, {
+      ids: rows.filter((r) => r.id !== culprit.id).map((r) => r.id),
+      token,
+      delayMs,
+      attempted: false,
+    });
+  }
+
+  async function round(): Promise<number> {
+    const leaseEndsAt = Date.now() + env.PAYMENT_USAGE_SENDER_LEASE_SECONDS * 800;
+    const rows = await claimDueEvents(deps.prisma, {
+      limit: env.PAYMENT_USAGE_SENDER_BATCH,
+      leaseSeconds: env.PAYMENT_USAGE_SENDER_LEASE_SECONDS,
+      token,
+    });
+    const groups = new Map<string, ClaimedEvent[]>();
+    for (const row of rows) {
+      const key = `${row.userId}\u0000${row.eventName}`;
+      const group = groups.get(key);
+      if (group) group.push(row);
+      else groups.set(key, [row]);
+    }
+    const queue = [...groups.values()];
+    const workers = Array.from(
+      { length: Math.min(env.PAYMENT_USAGE_SENDER_CONCURRENCY, queue.length) },
+      async () => {
+        for (let group = queue.shift(); group; group = queue.shift()) await sendGroup(group, leaseEndsAt);
+      },
+    );
+    await Promise.all(workers);
+    return rows.length;
+  }
+
+  const loop = (async () => {
+    while (!stopping) {
+      let claimed = 0;
+      try {
+        claimed = await round();
+      } catch (err) {
+        logger.error({ err }, 'usage sender round failed; retrying');
+        await sleep(env.PAYMENT_USAGE_SENDER_IDLE_MS);
+        continue;
+      }
+      if (stopping) break;
+      const pause = pausedUntil - Date.now();
+      state.pausedUntil = pause > 0 ? new Date(pausedUntil).toISOString() : null;
+      if (pause > 0) await sleep(pause);
+      else if (claimed < env.PAYMENT_USAGE_SENDER_BATCH) await sleep(env.PAYMENT_USAGE_SENDER_IDLE_MS);
+    }
+    state.running = false;
+  })();
+
+  return {
+    status: () => ({ ...state }),
+    async stop() {
+      stopping = true;
+      wake?.();
+      await loop;
+    },
+  };
+}

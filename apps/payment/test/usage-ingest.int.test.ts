@@ -1,0 +1,97 @@
+import { perTestFile } from '@platform/testing';
+import request from 'supertest';
+import { API_KEY, newUserId, startHarness } from './support/harness';
+import { postUsage, USAGE_ENV, usageEvent } from './support/usage';
+
+const h = perTestFile(startHarness);
+let app: ReturnType<typeof h.buildApp>;
+beforeAll(() => {
+  app = h.buildApp(USAGE_ENV);
+});
+
+const outbox = (ids: string[]) => h.prisma.usageEvent.findMany({ where: { id: { in: ids } } });
+
+describe('POST /api/v1/usage-events', () => {
+  test('stores a batch durably, default meter resolved, and answers per event', async () => {
+    const userId = newUserId();
+    const events = [
+      usageEvent({ user_id: userId, value: 7 }),
+      usageEvent({ user_id: userId, meter: 'cost', value: 3 }),
+    ];
+    const res = await postUsage(app, events);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      stored: 2,
+      duplicates: 0,
+      conflicts: 0,
+      results: events.map((e) => ({ id: e.id, outcome: 'stored' })),
+    });
+    const rows = await outbox(events.map((e) => e.id));
+    expect(rows.map((r) => [r.meter, r.eventName, r.value, r.status]).sort()).toEqual([
+      ['cost', 'ai_cost', 3, 'pending'],
+      ['tokens', 'ai_tokens', 7, 'pending'],
+    ]);
+  });
+
+  test('concurrent duplicate sends store each event once and all are accepted', async () => {
+    const userId = newUserId();
+    const events = Array.from({ length: 40 }, (_, i) => usageEvent({ user_id: userId, value: i + 1 }));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => postUsage(app, events)));
+    for (const res of answers) expect(res.status).toBe(200);
+    const stored = answers.reduce((sum, res) => sum + res.body.stored, 0);
+    const duplicates = answers.reduce((sum, res) => sum + res.body.duplicates, 0);
+    expect(stored).toBe(40);
+    expect(duplicates).toBe(7 * 40);
+    const rows = await outbox(events.map((e) => e.id));
+    expect(rows).toHaveLength(40);
+    expect(rows.reduce((sum, r) => sum + r.value, 0)).toBe((40 * 41) / 2);
+  });
+
+  test('the same id with other fields is a conflict, stored nowhere, the rest of the batch is stored', async () => {
+    const userId = newUserId();
+    const first = usageEvent({ user_id: userId, value: 5 });
+    await postUsage(app, [first]).expect(200);
+    const other = usageEvent({ user_id: userId, value: 1 });
+    const res = await postUsage(app, [{ ...first, value: 6 }, other, first, other]);
+    expect(res.status).toBe(200);
+    expect(res.body.results).toEqual([
+      { id: first.id, outcome: 'conflict' },
+      { id: other.id, outcome: 'stored' },
+      { id: first.id, outcome: 'duplicate' },
+      { id: other.id, outcome: 'duplicate' },
+    ]);
+    const [row] = await outbox([first.id]);
+    expect(row?.value).toBe(5);
+  });
+
+  test('bad batches are refused whole with a clear error', async () => {
+    const userId = newUserId();
+    const ok = usageEvent({ user_id: userId, value: 1 });
+    const unknownMeter = await postUsage(app, [ok, usageEvent({ user_id: userId, meter: 'gpu', value: 1 })]);
+    expect(unknownMeter.status).toBe(400);
+    expect(unknownMeter.body).toMatchObject({ error: 'validation failed' });
+    expect(JSON.stringify(unknownMeter.body.details)).toContain('unknown meter');
+    const old = new Date(Date.now() - 40 * 86_400_000).toISOString();
+    expect((await postUsage(app, [usageEvent({ user_id: userId, value: 1, timestamp: old })])).status).toBe(
+      400,
+    );
+    expect((await postUsage(app, [usageEvent({ user_id: userId, value: 0 })])).status).toBe(400);
+    expect((await postUsage(app, [usageEvent({ user_id: userId, value: 1.5 })])).status).toBe(400);
+    expect((await postUsage(app, [])).status).toBe(400);
+    const tooMany = Array.from({ length: 1001 }, () => usageEvent({ user_id: userId, value: 1 }));
+    expect((await postUsage(app, tooMany)).status).toBe(400);
+    expect(await outbox([ok.id])).toHaveLength(0);
+  });
+
+  test('needs the API key, and answers 503 when usage billing is not configured', async () => {
+    const event = usageEvent({ user_id: newUserId(), value: 1 });
+    const anonymous = await request(app)
+      .post('/api/v1/usage-events')
+      .send({ events: [event] });
+    expect(anonymous.status).toBe(401);
+    const unconfigured = await postUsage(h.app, [event]);
+    expect(unconfigured.status).toBe(503);
+    expect(unconfigured.body.request_id).toEqual(expect.any(String));
+    await request(app).get('/api/v1/usage-events/error-reports').set('X-API-Key', API_KEY).expect(200);
+  });
+});
