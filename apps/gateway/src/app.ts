@@ -1,20 +1,31 @@
 import { buildGatewayOpenApi } from '@platform/contract';
 import { errorHandler, notFoundHandler } from '@platform/errors';
-import { createHealthRouter, createServiceApp, jsonBody, storageReadiness } from '@platform/service-kit';
+import {
+  createHealthRouter,
+  createServiceApp,
+  jsonBody,
+  metricsAccess,
+  storageReadiness,
+} from '@platform/service-kit';
 import type { Express } from 'express';
-import { createChatRouter } from './ai/chat-routes';
-import { createMediaRouter } from './ai/media-routes';
+import { createChatRouter, createMediaRouter } from './ai/routes';
 import { createApiKeyRouter } from './api-keys/routes';
 import { authenticate, requireApiKey } from './auth/api-key-auth';
-import { createAuthRouter } from './auth/routes';
+import { requireTrustedOrigin } from './auth/csrf';
+import { requireApiKeyAndLimits } from './auth/key-and-limits';
+import { createSessionRouter } from './auth/routes';
+import { createBillingRouter } from './billing/routes';
+import { createBudgetRouter } from './budgets/routes';
 import { createConsoleRouter } from './console/routes';
 import { type GatewayDeps, SERVICE_NAME } from './deps';
 import { corsPolicy } from './http/cors';
-import { requireTrustedOrigin } from './http/csrf';
+import { createMessagesRouter } from './openai-compat/messages/routes';
 import { createOpenAiCompatRouter } from './openai-compat/routes';
 import { createProviderKeyRouter } from './provider-keys/routes';
 import { aiLimitCheck } from './rate-limit/limits';
+import { createSignInRouter } from './sign-in/routes';
 import { createUsageRouter } from './usage/routes';
+import { requireServiceToken } from './usage/service-token';
 import { createUserRouter } from './users/routes';
 
 export type { GatewayDeps } from './deps';
@@ -27,7 +38,9 @@ export { SERVICE_NAME } from './deps';
 export const AI_BODY_LIMIT = '10mb';
 
 /**
- * Mounts the gateway's routes on the deps main.ts (or a test) built. Order:
+ * Mounts the gateway's routes on the deps main.ts (or a test) built. Every
+ * router spells its paths in full (`/api/v1/...`, `/v1/...`) and is mounted
+ * without a prefix, so grepping a URL finds its handler. Order:
  * request id, metrics, access log, helmet, CORS; the AI routes (/api/v1/ai and
  * the OpenAI-compatible /v1); health and metrics; the rest of /api/v1; the console.
  */
@@ -44,19 +57,20 @@ export function createApp(deps: GatewayDeps): Express {
   // Key check and limits run before the body is parsed, so a refused caller
   // cannot make us read 10 MB.
   // The limits go out with the key's revocation read: one store round trip (docs/performance.md).
-  const aiLimits = aiLimitCheck({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE, budget: deps.ai.budget });
-  const aiGuards = [requireApiKey(deps, { alongside: aiLimits }), jsonBody(AI_BODY_LIMIT)];
+  const aiLimits = aiLimitCheck({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE });
+  const aiGuards = [requireApiKeyAndLimits(deps, { limits: aiLimits }), jsonBody(AI_BODY_LIMIT)];
   // OpenAI's SDKs send the key as `Authorization: Bearer`.
   const bearerKey = requireApiKey(deps, { bearer: true });
-  const bearerKeyAndLimits = requireApiKey(deps, { bearer: true, alongside: aiLimits });
+  const bearerKeyAndLimits = requireApiKeyAndLimits(deps, { bearer: true, limits: aiLimits });
   const sessionOrKey = authenticate(deps, { allow: ['session', 'api_key'] });
 
   // The AI routes first (native and OpenAI-compatible): the hot path walks neither
   // the health nor the account routers' route lists.
-  app.use('/api/v1/ai', createChatRouter(deps.ai, aiGuards), createMediaRouter(deps.ai, aiGuards));
+  app.use(createChatRouter(deps.ai, aiGuards), createMediaRouter(deps.ai, aiGuards));
+  // Anthropic's POST /v1/messages before the OpenAI router, which answers every other /v1 path.
+  app.use(createMessagesRouter(deps.ai, { guards: [bearerKeyAndLimits, jsonBody(AI_BODY_LIMIT)], logger }));
   // OpenAI's path layout, outside /api/v1; it answers its own errors (OpenAI's shape), 404s included.
   app.use(
-    '/v1',
     createOpenAiCompatRouter(deps.ai, {
       guards: { chat: [bearerKeyAndLimits, jsonBody(AI_BODY_LIMIT)], read: [bearerKey] },
       logger,
@@ -67,6 +81,7 @@ export function createApp(deps: GatewayDeps): Express {
   // Without SMTP sign-in links cannot go out, but keys, sessions and AI calls still work.
   const verifySmtp = deps.mailer.verify?.bind(deps.mailer);
   if (verifySmtp) readiness.push({ name: 'smtp', required: false, check: verifySmtp });
+  if (deps.billing.readiness) readiness.push(deps.billing.readiness);
   app.use(
     createHealthRouter(
       SERVICE_NAME,
@@ -74,16 +89,44 @@ export function createApp(deps: GatewayDeps): Express {
       readiness,
     ),
   );
-  app.get('/metrics', deps.metrics.handler);
+  app.get('/metrics', metricsAccess(env.METRICS_TOKEN), deps.metrics.handler);
 
-  app.use('/api/v1', createAuthRouter(deps, deps.mailer));
-  app.use('/api/v1', createApiKeyRouter(deps));
-  app.use('/api/v1', createUserRouter(deps));
+  app.use(createSignInRouter(deps, deps.mailer));
+  app.use(createSessionRouter(deps));
+  app.use(createApiKeyRouter(deps));
+  app.use(createUserRouter(deps));
   app.use(
-    '/api/v1/keys',
-    createProviderKeyRouter(deps, { auth: sessionOrKey, csrf: requireTrustedOrigin(deps) }),
+    createProviderKeyRouter(deps, {
+      auth: sessionOrKey,
+      csrf: requireTrustedOrigin(deps),
+      catalog: deps.ai.catalog,
+    }),
   );
-  app.use('/api/v1/usage', createUsageRouter({ prisma, auth: sessionOrKey, budget: deps.ai.budget }));
+  app.use(
+    createBillingRouter({
+      billing: deps.billing,
+      service: requireServiceToken(env.GATEWAY_SERVICE_TOKEN),
+      json: jsonBody('16kb'),
+    }),
+  );
+  app.use(
+    createUsageRouter({
+      prisma,
+      auth: sessionOrKey,
+      service: requireServiceToken(env.GATEWAY_SERVICE_TOKEN),
+      currency: env.AI_COST_CURRENCY,
+      clock: deps.clock,
+    }),
+  );
+  app.use(
+    createBudgetRouter({
+      prisma,
+      budgets: deps.budgets,
+      currency: env.AI_COST_CURRENCY,
+      auth: sessionOrKey,
+      csrf: requireTrustedOrigin(deps),
+    }),
+  );
   app.use(createConsoleRouter(deps));
 
   app.use(notFoundHandler());

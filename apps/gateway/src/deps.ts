@@ -1,20 +1,31 @@
-import type { KeyValueStore } from '@platform/db';
+import type { KeyValueStore, RedisKeyValueStore } from '@platform/db';
 import { createHttpMetrics, type HttpMetrics, type Logger } from '@platform/logging';
+import type { LanesConfig } from './ai/config/lanes';
 import { createAiRuntime } from './ai/create-runtime';
-import type { LanesConfig } from './ai/lanes';
 import type { AiRuntime } from './ai/runtime';
-import { createApiKeyVerifier } from './api-keys/verifier';
+import { createApiKeyVerifier } from './auth/api-key-verifier';
 import type { AuthDeps } from './auth/deps';
 import { createKeyGuessingGuard } from './auth/key-guessing';
-import { type Clock, systemClock } from './auth/types';
+import { type Billing, createBilling } from './billing/billing';
+import { createCursorStore } from './billing/cursor-repo';
+import { type Budgets, createBudgets } from './budgets/budgets';
+import type { BudgetCounterStore } from './budgets/counter-store';
+import { createMemoryCounterStore } from './budgets/counter-store-memory';
+import { createRedisCounterStore } from './budgets/counter-store-redis';
+import { listUserBudgets } from './budgets/repo';
+import { type BudgetDefault, parseBudgetDefaults } from './budgets/rules';
+import { type Clock, systemClock } from './clock';
 import type { GatewayEnv } from './env';
 import type { PrismaClient } from './generated/prisma/client';
 import { createMailer, type Mailer } from './mail';
 import { parseMasterKeys } from './provider-keys/crypto';
 import type { ProviderKeyDeps } from './provider-keys/deps';
 import { createStoredKeyCache } from './provider-keys/stored-key-cache';
-import { createTokenBudget } from './rate-limit/token-budget';
-import { createUsageRowWriter, type UsageRowWriter } from './usage/usage-row-writer';
+import { readFeed } from './usage/feed-repo';
+import type { UsageLedger } from './usage/ledger';
+import { createPostgresLedger } from './usage/ledger-postgres';
+import { createRedisStreamLedger } from './usage/ledger-redis-stream';
+import { startUsageRetention } from './usage/retention';
 
 export const SERVICE_NAME = 'gateway';
 
@@ -36,18 +47,71 @@ export type GatewayDeps = AuthDeps &
     mailer: Mailer;
     /** The /metrics registry; the AI upstream metrics are registered on it. */
     metrics: HttpMetrics;
-    /** What the AI handlers share (lanes, providers, usage, budget). */
+    /** What the AI handlers share (lanes, providers, ledger, budgets). */
     ai: AiRuntime;
-    /** Batched writer of the usage rows (tokens per AI request). */
-    usageRows: UsageRowWriter;
+    /** The usage ledger (durable before each answer's last byte). */
+    ledger: UsageLedger;
+    /** Usage shipping to payment and paid lanes (docs/billing.md). */
+    billing: Billing;
+    budgets: Budgets;
+    /** Stops the retention job. */
+    stopRetention: () => void;
   };
 
 /** Replacements for tests and benchmarks; main.ts passes none. */
 export type GatewayDepsOverrides = {
   clock?: Clock;
   mailer?: Mailer;
-  usageRows?: UsageRowWriter;
+  /** Settings of the Redis stream ledger's consumer (tests shorten the take-over time). */
+  ledger?: { claimIdleMs?: number; retryDelayMs?: number };
+  /** Another ledger (the benchmark's ablation that records nothing). */
+  ledgerAdapter?: UsageLedger;
 };
+
+/** The server's budget defaults: AI_DAILY_TOKEN_BUDGET plus AI_BUDGET_DEFAULTS (which wins on the same budget). */
+export function budgetDefaultsOf(env: GatewayEnv): BudgetDefault[] {
+  const listed = parseBudgetDefaults(env.AI_BUDGET_DEFAULTS);
+  const daily: BudgetDefault = {
+    scope: 'user',
+    period: 'daily',
+    unit: 'tokens',
+    limit: env.AI_DAILY_TOKEN_BUDGET,
+  };
+  const same = (d: BudgetDefault) => d.scope === 'user' && d.period === 'daily' && d.unit === 'tokens';
+  return listed.some(same) ? listed : [daily, ...listed];
+}
+
+/**
+ * The ledger and budget counters on the key-value store's kind: Redis (a
+ * stream drained into Postgres; Lua counters shared by every instance) or
+ * memory (direct Postgres writes; counters in this process).
+ */
+function moneyAdapters(
+  base: GatewayBase,
+  overrides: GatewayDepsOverrides,
+  clock: Clock,
+): { ledger: UsageLedger; counters: BudgetCounterStore } {
+  const { kv, prisma, logger } = base;
+  const counters = (): BudgetCounterStore =>
+    kv.kind === 'redis'
+      ? createRedisCounterStore((kv as RedisKeyValueStore).redis, (kv as RedisKeyValueStore).keyPrefix)
+      : createMemoryCounterStore(clock);
+  if (overrides.ledgerAdapter) return { ledger: overrides.ledgerAdapter, counters: counters() };
+  if (kv.kind === 'redis') {
+    const redisKv = kv as RedisKeyValueStore;
+    const ledger = createRedisStreamLedger({
+      redis: redisKv.redis,
+      prisma,
+      logger,
+      streamKey: `${redisKv.keyPrefix}usage:ledger`,
+      claimIdleMs: base.env.USAGE_LEDGER_CLAIM_IDLE_MS,
+      ...overrides.ledger,
+    });
+    ledger.start();
+    return { ledger, counters: counters() };
+  }
+  return { ledger: createPostgresLedger(prisma), counters: counters() };
+}
 
 /**
  * The gateway's wiring, used by main.ts and by every test harness, so both run
@@ -60,16 +124,37 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
   if (!masterKeys) logger.warn('PROVIDER_KEYS_MASTER_KEYS unset: stored provider keys are disabled');
   const clock = overrides.clock ?? systemClock;
   const metrics = createHttpMetrics({ service: SERVICE_NAME });
-  const storedKeys = createStoredKeyCache({ prisma, kv, logger, masterKeys });
-  const usageRows = overrides.usageRows ?? createUsageRowWriter({ prisma, logger });
+  const storedKeys = createStoredKeyCache({ prisma, kv, logger, masterKeys, clock });
+  const { ledger, counters } = moneyAdapters(base, overrides, clock);
+  const budgets = createBudgets({
+    store: counters,
+    defaults: budgetDefaultsOf(env),
+    loadUserRules: (userId) => listUserBudgets(prisma, userId),
+    logger,
+    now: clock,
+  });
+  const retention = startUsageRetention({ prisma, logger, clock, retentionDays: env.USAGE_RETENTION_DAYS });
+  const billing = createBilling({
+    env,
+    lanes,
+    logger,
+    kv,
+    clock,
+    registry: metrics.registry,
+    feed: (after, limit) => readFeed(prisma, { after, limit }),
+    cursor: createCursorStore(prisma, 'usage'),
+  });
+  billing.start();
   const ai = createAiRuntime({
     env,
     logger,
     lanes,
+    clock,
     registry: metrics.registry,
     storedKeys: storedKeys.lookup,
-    usage: usageRows,
-    budget: createTokenBudget({ kv, dailyTokens: env.AI_DAILY_TOKEN_BUDGET, logger }),
+    ledger,
+    budgets,
+    laneAccess: billing.access,
   });
   return {
     ...base,
@@ -81,18 +166,23 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     ai,
     masterKeys,
     storedKeys,
-    usageRows,
+    ledger,
+    budgets,
+    billing,
+    stopRetention: retention.stop,
   };
 }
 
 /**
- * Closes what buildGatewayDeps built, in the order shutdown needs: buffered
- * usage rows and last-used writes go out while the database is still open.
+ * Closes what buildGatewayDeps built, in the order shutdown needs: the
+ * ledger's drain stops (what it has not written stays in the Redis stream
+ * for the next start), last-used writes go out while the database is open.
  * The caller closes Prisma and the key-value store afterwards.
  */
 export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
-  await deps.ai.budget.close();
-  await deps.usageRows.close();
+  deps.stopRetention();
+  await deps.billing.close();
+  await deps.ledger.close();
   await deps.apiKeys.close();
   await deps.storedKeys.close();
   await deps.mailer.close();

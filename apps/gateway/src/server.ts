@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { openServiceStorage } from '@platform/db';
 import { createLogger } from '@platform/logging';
-import { loadEnvOrExit, runServer } from '@platform/service-kit';
-import { loadLanesConfig } from './ai/lanes';
+import { databasePoolMax, loadEnvOrExit, runServer } from '@platform/service-kit';
+import { loadLanesConfig } from './ai/config/lanes';
 import { createApp } from './app';
 import { buildGatewayDeps, closeGatewayDeps, SERVICE_NAME } from './deps';
 import { loadGatewayEnv } from './env';
 import { PrismaClient } from './generated/prisma/client';
+import { warnIfMailerUnreachable } from './mail';
 
 /**
  * The service itself: env, storage (migrations under their advisory lock),
@@ -25,9 +26,12 @@ export async function main(): Promise<void> {
     keyPrefix: 'gateway:',
     migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations'),
     logger,
+    poolMax: databasePoolMax(env),
   });
   const prisma = new PrismaClient({ adapter: storage.db.adapter });
   const deps = buildGatewayDeps({ env, lanes, logger, prisma, kv: storage.kv });
+  // Not awaited: a slow mail server must not delay the start, only be reported.
+  void warnIfMailerUnreachable(deps.mailer, env.SMTP_URL, logger);
   const closeAll = async (): Promise<void> => {
     // Buffered usage rows and last-used writes go out before the database closes.
     await closeGatewayDeps(deps);

@@ -15,9 +15,14 @@ function chat(app: AiHarness['app'], apiKey = caller.apiKey) {
   return request(app).post('/api/v1/ai/chat/completions').set('x-api-key', apiKey).send(body);
 }
 
-function expectRateLimited(res: request.Response, maxSeconds: number) {
+function expectRateLimited(res: request.Response, maxSeconds: number, budget?: string) {
   expect(res.status).toBe(429);
-  expect(res.body).toEqual({ error: 'rate_limited', request_id: expect.stringMatching(UUID) });
+  expect(res.body).toEqual({
+    error: 'rate_limited',
+    code: 'rate_limited',
+    request_id: expect.stringMatching(UUID),
+    ...(budget ? { details: [{ path: budget, message: expect.any(String) }] } : {}),
+  });
   const retryAfter = Number(res.headers['retry-after']);
   expect(Number.isInteger(retryAfter)).toBe(true);
   expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -40,16 +45,11 @@ describe('AI limits', () => {
     const app = h.startInstance({ AI_DAILY_TOKEN_BUDGET: '10' });
     h.openai.set({ usage: { prompt_tokens: 6, completion_tokens: 6 } });
     expect((await chat(app)).status).toBe(200);
-    // Tokens are charged off the request path; the next request sees them as soon as the store has them.
-    let res = await chat(app);
-    for (let i = 0; i < 20 && res.status === 200; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      res = await chat(app);
-    }
-    expectRateLimited(res, 86_400);
+    // Settled before the answer's last byte: the next request is refused at once.
+    expectRateLimited(await chat(app), 86_400, 'budget.user.daily.tokens');
     // The budget is per user: the same user's other key is refused too.
     const second = await createApiKey(h.deps, { userId: caller.userId, name: 'other', scope: 'ai' });
-    expectRateLimited(await chat(app, second.key), 86_400);
+    expectRateLimited(await chat(app, second.key), 86_400, 'budget.user.daily.tokens');
   });
 
   it('an upstream 429 on every target -> 429 rate_limited with the Retry-After of the last one', async () => {

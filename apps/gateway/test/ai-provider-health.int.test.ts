@@ -17,7 +17,7 @@ async function metric(h: AiHarness, name: string, provider: string): Promise<num
   return value === undefined ? 0 : Number(value);
 }
 
-describe('circuit breaker per provider and key', () => {
+describe('circuit breaker per provider, key and model', () => {
   let h: AiHarness;
   let caller: TestCaller;
   useAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '300', AI_CIRCUIT_COOLDOWN_MS: '60000' }, (state) => {
@@ -70,17 +70,20 @@ describe('circuit breaker per provider and key', () => {
     expect(cooling.status).toBe(503);
     expect(cooling.body).toEqual({
       error: 'upstream AI service unavailable',
+      code: 'upstream_unavailable',
       request_id: expect.any(String),
     });
     expect(Number(cooling.headers['retry-after'])).toBeGreaterThan(0);
-    expect(h.openaiRequests()).toHaveLength(1);
+    // The first request's try and its one retry; the second request contacted nobody.
+    expect(h.openaiRequests()).toHaveLength(2);
   });
 });
 
 describe('circuit breaker cooldown', () => {
   let h: AiHarness;
   beforeAll(async () => {
-    h = await startAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '300', AI_CIRCUIT_COOLDOWN_MS: '300' });
+    // Long enough that the second request, however slow the machine, still falls in the cooldown.
+    h = await startAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '300', AI_CIRCUIT_COOLDOWN_MS: '3000' });
   });
   afterAll(() => h.close());
 
@@ -92,7 +95,7 @@ describe('circuit breaker cooldown', () => {
     expect((await send()).status).toBe(200);
     h.openai.setFor('free-a', { content: 'a is back' });
     expect((await send()).body.content).not.toBe('a is back');
-    await new Promise((r) => setTimeout(r, 350));
+    await new Promise((r) => setTimeout(r, 3050));
     expect((await send()).body.content).toBe('a is back');
     expect((await send()).body.content).toBe('a is back');
   });
@@ -114,7 +117,11 @@ describe('request deadline', () => {
       .send(chatBody)
       .timeout(1600);
     expect(res.status).toBe(504);
-    expect(res.body).toEqual({ error: 'upstream AI service timed out', request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: 'upstream AI service timed out',
+      code: 'upstream_timeout',
+      request_id: expect.any(String),
+    });
   });
 
   it('streams too: 504 before the first event', async () => {

@@ -69,6 +69,7 @@ describe('POST /api/v1/ai/chat/stream', () => {
     expect(invalid.status).toBe(400);
     expect(await invalid.json()).toEqual({
       error: 'messages cannot be empty',
+      code: 'messages_empty',
       request_id: expect.stringMatching(UUID),
     });
 
@@ -78,6 +79,7 @@ describe('POST /api/v1/ai/chat/stream', () => {
     expect(timedOut.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await timedOut.json()).toEqual({
       error: 'upstream AI service timed out',
+      code: 'upstream_timeout',
       request_id: expect.stringMatching(UUID),
     });
   });

@@ -2,9 +2,10 @@ import { AppError, errorHandler } from '@platform/errors';
 import { requestId } from '@platform/logging';
 import express from 'express';
 import request from 'supertest';
-import { hashApiKey } from '../src/api-keys/hash';
 import { requireApiKey } from '../src/auth/api-key-auth';
-import { requireTrustedOrigin } from '../src/http/csrf';
+import { hashApiKey } from '../src/auth/api-key-hash';
+import { requireTrustedOrigin } from '../src/auth/csrf';
+import { requireApiKeyAndLimits } from '../src/auth/key-and-limits';
 import {
   APP_ORIGIN,
   EVIL_ORIGIN,
@@ -86,7 +87,7 @@ describe('creating keys: (none) -> active', () => {
     for (let i = 0; i < 5; i += 1) keys.push(await h.createKey(cookie, `k${i}`));
     const sixth = await create(cookie, { name: 'k5' });
     expect(sixth.status).toBe(400);
-    expect(sixth.body).toEqual({ error: 'maximum_keys', request_id: ANY_ID });
+    expect(sixth.body).toEqual({ error: 'maximum_keys', code: 'maximum_keys', request_id: ANY_ID });
     expect((await revoke(cookie, keys[0]?.key_id ?? '')).status).toBe(200);
     expect((await create(cookie, { name: 'k5' })).status).toBe(201);
   });
@@ -109,7 +110,11 @@ describe('creating keys: (none) -> active', () => {
       .set('Origin', OWN_ORIGIN)
       .send({ name: 'x' });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: 'missing_authentication', request_id: ANY_ID });
+    expect(res.body).toEqual({
+      error: 'missing_authentication',
+      code: 'missing_authentication',
+      request_id: ANY_ID,
+    });
   });
 });
 
@@ -118,7 +123,7 @@ describe('CSRF on key creation and revocation', () => {
     const { cookie, userId } = await h.signIn();
     const res = await create(cookie, { name: 'x' }, EVIL_ORIGIN);
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: 'csrf_origin', request_id: ANY_ID });
+    expect(res.body).toEqual({ error: 'csrf_origin', code: 'csrf_origin', request_id: ANY_ID });
     expect(await h.prisma.apiKey.count({ where: { userId } })).toBe(0);
   });
 
@@ -126,7 +131,7 @@ describe('CSRF on key creation and revocation', () => {
     const { cookie } = await h.signIn();
     const res = await create(cookie, { name: 'x' }, null);
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: 'csrf_origin', request_id: ANY_ID });
+    expect(res.body).toEqual({ error: 'csrf_origin', code: 'csrf_origin', request_id: ANY_ID });
   });
 
   it('the gateway origin and GATEWAY_CORS_ORIGINS are allowed', async () => {
@@ -195,7 +200,7 @@ describe('listing keys', () => {
     expect(before.lastUsedAt).toBeNull();
     await h.deps.apiKeys.lastUsed.flush();
     const listed = (await list(cookie)).body.keys.find((k: { key_id: string }) => k.key_id === key_id);
-    expect(listed.last_used_at).toBe(h.clock.now().toISOString());
+    expect(listed.last_used_at).toBe(new Date(h.clock.now()).toISOString());
   });
 });
 
@@ -209,7 +214,7 @@ describe('revoking keys: active -> revoked', () => {
     expect(res.body).toEqual({ key_id, status: 'revoked' });
     const after = await request(h.app).get('/api/v1/me').set('x-api-key', key);
     expect(after.status).toBe(401);
-    expect(after.body).toEqual({ error: 'invalid api key', request_id: ANY_ID });
+    expect(after.body).toEqual({ error: 'invalid api key', code: 'invalid_api_key', request_id: ANY_ID });
   });
 
   it('a revoked key is refused at once by a second instance that had it cached', async () => {
@@ -224,13 +229,13 @@ describe('revoking keys: active -> revoked', () => {
 
     const viaMe = await request(other.app).get('/api/v1/me').set('x-api-key', key);
     expect(viaMe.status).toBe(401);
-    expect(viaMe.body).toEqual({ error: 'invalid api key', request_id: ANY_ID });
+    expect(viaMe.body).toEqual({ error: 'invalid api key', code: 'invalid_api_key', request_id: ANY_ID });
     const viaAi = await request(otherKeyApp).post('/ai-like').set('x-api-key', key);
     expect(viaAi.status).toBe(401);
-    expect(viaAi.body).toEqual({ error: 'invalid api key', request_id: ANY_ID });
+    expect(viaAi.body).toEqual({ error: 'invalid api key', code: 'invalid_api_key', request_id: ANY_ID });
   });
 
-  it('with a check alongside (the AI limits): it runs for a cached key, its 429 is the answer, and revocation still wins', async () => {
+  it('with the limits (requireApiKeyAndLimits): they run for a cached key, its 429 is the answer, and revocation still wins', async () => {
     const { cookie } = await h.signIn();
     const { key, key_id } = await h.createKey(cookie);
     const other = await h.startInstance();
@@ -240,8 +245,8 @@ describe('revoking keys: active -> revoked', () => {
     app.use(requestId());
     app.post(
       '/ai-limited',
-      requireApiKey(other.deps, {
-        alongside: async (auth) => {
+      requireApiKeyAndLimits(other.deps, {
+        limits: async (auth) => {
           seen.push(auth.apiKeyId);
           if (refuse) throw new AppError('rate_limited', { headers: { 'Retry-After': '5' } });
         },
@@ -263,7 +268,7 @@ describe('revoking keys: active -> revoked', () => {
     expect((await revoke(cookie, key_id)).status).toBe(200);
     const revoked = await request(app).post('/ai-limited').set('x-api-key', key);
     expect(revoked.status).toBe(401);
-    expect(revoked.body).toEqual({ error: 'invalid api key', request_id: ANY_ID });
+    expect(revoked.body).toEqual({ error: 'invalid api key', code: 'invalid_api_key', request_id: ANY_ID });
     // An unknown key never reaches the check.
     const before = seen.length;
     const unknown = await request(app)
@@ -279,7 +284,7 @@ describe('revoking keys: active -> revoked', () => {
     const { key, key_id } = await h.createKey(owner.cookie);
     const res = await revoke(intruder.cookie, key_id);
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'api key not found', request_id: ANY_ID });
+    expect(res.body).toEqual({ error: 'api key not found', code: 'api_key_not_found', request_id: ANY_ID });
     expect((await request(h.app).get('/api/v1/me').set('x-api-key', key)).status).toBe(200);
   });
 
@@ -307,7 +312,7 @@ describe('x-api-key authentication', () => {
       const req = request(app).post('/ai-like');
       const res = await (value === undefined ? req : req.set('x-api-key', value));
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'missing api key', request_id: ANY_ID });
+      expect(res.body).toEqual({ error: 'missing api key', code: 'missing_api_key', request_id: ANY_ID });
     }
   });
 
@@ -316,7 +321,7 @@ describe('x-api-key authentication', () => {
     for (const value of [`gw_${'1'.repeat(43)}`, 'nonsense', 'x'.repeat(5000)]) {
       const res = await request(app).post('/ai-like').set('x-api-key', value);
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'invalid api key', request_id: ANY_ID });
+      expect(res.body).toEqual({ error: 'invalid api key', code: 'invalid_api_key', request_id: ANY_ID });
     }
   });
 

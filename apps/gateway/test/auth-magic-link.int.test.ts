@@ -62,7 +62,11 @@ describe('request-magic-link', () => {
   it('refuses a redirect_url outside the trusted origins with 400', async () => {
     const res = await requestLink({ email: uniqueEmail(), redirect_url: `${EVIL_ORIGIN}/steal` });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'redirect_url is not allowed', request_id: ANY_ID });
+    expect(res.body).toEqual({
+      error: 'redirect_url is not allowed',
+      code: 'invalid_redirect_url',
+      request_id: ANY_ID,
+    });
   });
 
   it('rejects a malformed body with a JSON error', async () => {
@@ -80,13 +84,39 @@ describe('request-magic-link', () => {
     expect(broken.body).toMatchObject({ error: 'deserialization error', request_id: ANY_ID });
   });
 
-  it('limits links per address: the 6th in 15 minutes is 429 rate_limited with Retry-After', async () => {
+  it('limits links for one address from one client address: the 6th in 15 minutes is 429 with Retry-After', async () => {
     const email = uniqueEmail('limited');
-    for (let i = 0; i < 5; i += 1) expect((await requestLink({ email }, `10.1.0.${i}`)).status).toBe(202);
-    const res = await requestLink({ email }, '10.1.0.99');
+    for (let i = 0; i < 5; i += 1) expect((await requestLink({ email }, '10.1.0.1')).status).toBe(202);
+    const res = await requestLink({ email }, '10.1.0.1');
     expect(res.status).toBe(429);
-    expect(res.body).toEqual({ error: 'rate_limited', request_id: ANY_ID });
+    expect(res.body).toEqual({ error: 'rate_limited', code: 'rate_limited', request_id: ANY_ID });
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    // Another client address asking for the same mailbox has its own share.
+    expect((await requestLink({ email }, '10.1.0.2')).status).toBe(202);
+  });
+
+  it('bounds the mail strangers send to one address, without blocking its owner where they signed in', async () => {
+    const email = uniqueEmail('owner');
+    const ownerIp = '10.1.1.1';
+    // The owner signed in from their usual address once.
+    expect((await requestLink({ email }, ownerIp)).status).toBe(202);
+    const code = (await h.nextLink(email)).searchParams.get('code');
+    const signedIn = await request(h.app)
+      .post('/api/v1/auth/verify-code')
+      .set('X-Forwarded-For', ownerIp)
+      .send({ code });
+    expect(signedIn.status).toBe(200);
+    // Strangers from five addresses use up the mailbox's cap of 20 an hour (the owner's first
+    // link counted: it came before that address was known).
+    let accepted = 0;
+    for (let i = 0; i < 5; i += 1)
+      for (let j = 0; j < 5; j += 1)
+        if ((await requestLink({ email }, `10.1.2.${i}`)).status === 202) accepted += 1;
+    expect(accepted).toBe(19);
+    const stranger = await requestLink({ email }, '10.1.2.99');
+    expect(stranger.status).toBe(429);
+    // The owner, from the address they signed in from, still gets a link.
+    expect((await requestLink({ email }, ownerIp)).status).toBe(202);
   });
 
   it('limits links per IP across addresses', async () => {
@@ -188,7 +218,11 @@ describe('verify-code', () => {
     expect((await verify(code)).status).toBe(200);
     const again = await verify(code);
     expect(again.status).toBe(400);
-    expect(again.body).toEqual({ error: 'invalid or expired code', request_id: ANY_ID });
+    expect(again.body).toEqual({
+      error: 'invalid or expired code',
+      code: 'invalid_code',
+      request_id: ANY_ID,
+    });
   });
 
   it('two concurrent verifies of one code give exactly one session', async () => {
@@ -208,13 +242,13 @@ describe('verify-code', () => {
     h.clock.advance(15 * 60 * 1000 + 1);
     const res = await verify(code);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid or expired code', request_id: ANY_ID });
+    expect(res.body).toEqual({ error: 'invalid or expired code', code: 'invalid_code', request_id: ANY_ID });
   });
 
   it('an unknown code is 400 invalid or expired code', async () => {
     const res = await verify('A'.repeat(43));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid or expired code', request_id: ANY_ID });
+    expect(res.body).toEqual({ error: 'invalid or expired code', code: 'invalid_code', request_id: ANY_ID });
   });
 
   it('refuses a browser request from a foreign Origin (login CSRF)', async () => {
@@ -223,7 +257,7 @@ describe('verify-code', () => {
       .set('Origin', EVIL_ORIGIN)
       .send({ code: 'x' });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: 'csrf_origin', request_id: ANY_ID });
+    expect(res.body).toEqual({ error: 'csrf_origin', code: 'csrf_origin', request_id: ANY_ID });
   });
 
   it('rate limits failed attempts per IP: after 10 failures wrong codes get 429, a valid code still signs in', async () => {
@@ -233,7 +267,7 @@ describe('verify-code', () => {
     for (let i = 0; i < 10; i += 1) expect((await attempt(`wrong-code-${i}-padding`)).status).toBe(400);
     const refused = await attempt('wrong-code-10-padding');
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ error: 'rate_limited', request_id: ANY_ID });
+    expect(refused.body).toEqual({ error: 'rate_limited', code: 'rate_limited', request_id: ANY_ID });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     // Someone else behind the same address (NAT, or a proxy with TRUST_PROXY_HOPS unset) is not locked out.
     const email = uniqueEmail('neighbour');
@@ -257,6 +291,6 @@ describe('verify-code', () => {
       .set('X-Forwarded-For', '10.4.1.1')
       .send({ code });
     expect(sixth.status).toBe(429);
-    expect(sixth.body).toEqual({ error: 'rate_limited', request_id: ANY_ID });
+    expect(sixth.body).toEqual({ error: 'rate_limited', code: 'rate_limited', request_id: ANY_ID });
   });
 });

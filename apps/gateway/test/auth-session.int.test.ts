@@ -66,7 +66,7 @@ describe('GET /api/v1/auth/session', () => {
       expires_at: expect.any(String),
       created_at: expect.any(String),
     });
-    const expiresIn = Date.parse(res.body.expires_at) - h.clock.now().getTime();
+    const expiresIn = Date.parse(res.body.expires_at) - h.clock.now();
     expect(expiresIn).toBeGreaterThan(29 * DAY);
   });
 
@@ -75,7 +75,11 @@ describe('GET /api/v1/auth/session', () => {
       const req = request(h.app).get('/api/v1/auth/session');
       const res = await (cookie ? req.set('Cookie', cookie) : req);
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'missing_authentication', request_id: ANY_ID });
+      expect(res.body).toEqual({
+        error: 'missing_authentication',
+        code: 'missing_authentication',
+        request_id: ANY_ID,
+      });
     }
   });
 
@@ -120,7 +124,7 @@ describe('POST /api/v1/auth/logout', () => {
       const req = request(h.app).post('/api/v1/auth/logout').set('Cookie', cookie);
       const res = await (origin ? req.set('Origin', origin) : req);
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ error: 'csrf_origin', request_id: ANY_ID });
+      expect(res.body).toEqual({ error: 'csrf_origin', code: 'csrf_origin', request_id: ANY_ID });
     }
     expect((await request(h.app).get('/api/v1/auth/session').set('Cookie', cookie)).status).toBe(200);
   });
@@ -160,7 +164,11 @@ describe('GET /api/v1/me', () => {
   it('with neither is 401 missing_authentication', async () => {
     const res = await request(h.app).get('/api/v1/me');
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: 'missing_authentication', request_id: ANY_ID });
+    expect(res.body).toEqual({
+      error: 'missing_authentication',
+      code: 'missing_authentication',
+      request_id: ANY_ID,
+    });
   });
 
   it('with an unknown API key is 401 invalid api key', async () => {
@@ -168,6 +176,6 @@ describe('GET /api/v1/me', () => {
       .get('/api/v1/me')
       .set('x-api-key', `gw_${'0'.repeat(43)}`);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: 'invalid api key', request_id: ANY_ID });
+    expect(res.body).toEqual({ error: 'invalid api key', code: 'invalid_api_key', request_id: ANY_ID });
   });
 });

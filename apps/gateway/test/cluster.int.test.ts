@@ -6,11 +6,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '@platform/db';
 import {
+  describeWithSharedServers,
   eventually,
   freePort,
   type OpenAIFake,
   parsePrometheusText,
+  type SharedServers,
   startOpenAIFake,
+  startSharedServers,
 } from '@platform/testing';
 import { createApiKey } from '../src/api-keys/create-api-key';
 import { PrismaClient } from '../src/generated/prisma/client';
@@ -23,16 +26,16 @@ import { parseSse } from './support/sse';
 // observed from outside: the JSON lines on stdout (each carries its pid), the
 // exit code, /metrics. Run `npm run build` first.
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL;
-const REDIS_URL = process.env.TEST_REDIS_URL;
-if (!DATABASE_URL || !REDIS_URL) {
-  throw new Error(
-    'the cluster test needs the shared Postgres and Redis: set TEST_DATABASE_URL and TEST_REDIS_URL',
-  );
-}
+// Postgres and Redis: TEST_DATABASE_URL/TEST_REDIS_URL (CI), else private ones
+// started for this file; without those either, the file is skipped in one line.
+const describeWithServers = describeWithSharedServers(
+  'the cluster test (apps/gateway/test/cluster.int.test.ts)',
+);
+let servers: SharedServers | undefined;
+let DATABASE_URL: string;
+let REDIS_URL: string;
 const APP_DIR = path.join(__dirname, '..');
 const MAIN = path.join(APP_DIR, 'dist', 'main.js');
-if (!fs.existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
 
 type LogLine = {
   level: string;
@@ -84,7 +87,7 @@ function spawnService(env: Record<string, string>, port: number): ServiceProcess
   };
 }
 
-async function waitForLines(svc: ServiceProcess, pred: (l: LogLine) => boolean, count: number, ms = 20_000) {
+async function waitForLines(svc: ServiceProcess, pred: (l: LogLine) => boolean, count: number, ms = 60_000) {
   const ok = await eventually(async () => svc.lines().filter(pred).length >= count, ms, 50);
   if (!ok)
     throw new Error(`timed out waiting for log lines\nstdout:\n${svc.stdout()}\nstderr:\n${svc.stderr()}`);
@@ -106,9 +109,9 @@ function get(port: number, urlPath: string): Promise<{ status: number; body: str
 
 async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `t_cluster_${randomBytes(5).toString('hex')}`;
-  const admin = await openDatabase({ url: DATABASE_URL as string });
+  const admin = await openDatabase({ url: DATABASE_URL });
   await admin.exec(`CREATE DATABASE "${name}"`);
-  const url = new URL(DATABASE_URL as string);
+  const url = new URL(DATABASE_URL);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
@@ -134,6 +137,11 @@ let svc: ServiceProcess;
 let baseEnv: Record<string, string>;
 
 beforeAll(async () => {
+  // `npm test` builds it first (turbo: test dependsOn build).
+  if (!fs.existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
+  servers = await startSharedServers();
+  DATABASE_URL = servers.databaseUrl;
+  REDIS_URL = servers.redisUrl;
   openai = await startOpenAIFake();
   // Empty on purpose: both workers start at once and race to apply the migrations.
   database = await createDatabase();
@@ -147,11 +155,11 @@ beforeAll(async () => {
     ...SERVER_KEYS,
   };
   svc = spawnService(
-    { ...baseEnv, WORKERS: '2', DATABASE_URL: database.url, REDIS_URL: REDIS_URL as string },
+    { ...baseEnv, WORKERS: '2', DATABASE_URL: database.url, REDIS_URL: REDIS_URL },
     await freePort(),
   );
   await waitForLines(svc, listening, 2);
-}, 40_000);
+}, 120_000);
 
 afterAll(async () => {
   if (svc && svc.child.exitCode === null && svc.child.signalCode === null) {
@@ -160,9 +168,10 @@ afterAll(async () => {
   }
   await database?.drop();
   await openai?.close();
-}, 20_000);
+  await servers?.close();
+}, 60_000);
 
-describe('WORKERS=2 with Postgres and Redis', () => {
+describeWithServers('WORKERS=2 with Postgres and Redis', () => {
   it('runs a primary and two workers that applied the migrations exactly once between them', () => {
     const lines = svc.lines();
     const primary = lines.find((l) => l.msg === 'starting workers');
@@ -267,7 +276,7 @@ describe('WORKERS=2 with Postgres and Redis', () => {
   }, 30_000);
 });
 
-describe('process layout from the environment', () => {
+describeWithServers('process layout from the environment', () => {
   it('runs one process and warns once in embedded mode, whatever WORKERS says', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-cluster-embedded-'));
     const single = spawnService({ ...baseEnv, WORKERS: '2', DATA_DIR: dataDir }, await freePort());
@@ -291,7 +300,7 @@ describe('process layout from the environment', () => {
 
   it('refuses an invalid WORKERS with one line and exit 1', async () => {
     const bad = spawnService(
-      { ...baseEnv, WORKERS: 'many', DATABASE_URL: database.url, REDIS_URL: REDIS_URL as string },
+      { ...baseEnv, WORKERS: 'many', DATABASE_URL: database.url, REDIS_URL: REDIS_URL },
       await freePort(),
     );
     expect(await bad.exited).toBe(1);
@@ -303,7 +312,7 @@ describe('process layout from the environment', () => {
     const missing = new URL(database.url);
     missing.pathname = `/t_cluster_missing_${randomBytes(4).toString('hex')}`;
     const failing = spawnService(
-      { ...baseEnv, WORKERS: '2', DATABASE_URL: missing.toString(), REDIS_URL: REDIS_URL as string },
+      { ...baseEnv, WORKERS: '2', DATABASE_URL: missing.toString(), REDIS_URL: REDIS_URL },
       await freePort(),
     );
     expect(await failing.exited).toBe(1);

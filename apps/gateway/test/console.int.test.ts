@@ -74,6 +74,7 @@ describe('the console at /', () => {
     expect(res.status).toBe(503);
     expect(res.body).toEqual({
       error: 'console not built: run npm run build',
+      code: expect.any(String),
       request_id: expect.any(String),
     });
     const health = await request(withoutConsole).get('/health');
@@ -95,9 +96,29 @@ describe('GET /api/v1/config', () => {
       magic_link_ttl_minutes: 15,
       lanes: ['free', 'standard', 'premium'],
       max_api_keys: 5,
+      providers: [
+        { provider: 'openai', label: 'OpenAI' },
+        { provider: 'openrouter', label: 'OpenRouter' },
+        { provider: 'groq', label: 'Groq' },
+        { provider: 'cerebras', label: 'Cerebras' },
+        { provider: 'google', label: 'Google (Gemini)' },
+        { provider: 'anthropic', label: 'Anthropic' },
+        { provider: 'elevenlabs', label: 'ElevenLabs' },
+      ],
+      session_cookie: false,
     });
+    expect(res.headers['cache-control']).toBe('no-store');
     const smtp = h.startInstance({ SMTP_URL: 'smtp://127.0.0.1:2525' });
     expect((await request(smtp).get('/api/v1/config')).body.mail_delivery).toBe('smtp');
+  });
+});
+
+describe('GET /api/v1/config: session_cookie', () => {
+  it('says whether a session cookie came along, so a signed-out console asks for no session (no 401)', async () => {
+    const withCookie = await request(h.app).get('/api/v1/config').set('Cookie', 'gw_session=anything');
+    expect(withCookie.body.session_cookie).toBe(true);
+    const other = await request(h.app).get('/api/v1/config').set('Cookie', 'other=1');
+    expect(other.body.session_cookie).toBe(false);
   });
 });
 

@@ -23,7 +23,7 @@ beforeAll(async () => {
   h = await startAiHarness({}, storage.urls);
   caller = await h.createCaller();
   ({ url } = await h.listen());
-}, 30_000);
+}, 120_000);
 afterAll(() => storage?.close(async () => h?.close()), 30_000);
 
 const HTML_PAGES = ['GET /api/v1/auth/magic-link'];

@@ -105,7 +105,7 @@ beforeAll(async () => {
     AI_DAILY_TOKEN_BUDGET: '1000000000',
   });
   ({ url } = await h.listen());
-}, 30_000);
+}, 120_000);
 afterAll(() => h?.close());
 
 /** Long runs (FUZZ_RUNS) would otherwise keep every log line and fake request in memory. */

@@ -51,7 +51,9 @@ describe('stored provider keys (bring your own key)', () => {
 
     h.openai.setFor('free-a', { status: 503 });
     expect((await chat()).status).toBe(200);
+    // The 503 is retried once on the same target (issue 27), with the same stored key.
     expect(h.openaiRequests().map((r) => [r.model, r.headers.authorization])).toEqual([
+      ['free-a', `Bearer ${key}`],
       ['free-a', `Bearer ${key}`],
       ['free-b', `Bearer ${SERVER_KEYS.CEREBRAS_API_KEY}`],
     ]);
@@ -111,7 +113,11 @@ describe('stored provider keys (bring your own key)', () => {
       .set('Cookie', caller.cookie)
       .send({ provider: 'openai', key });
     expect(noOrigin.status).toBe(403);
-    expect(noOrigin.body).toEqual({ error: 'csrf_origin', request_id: expect.stringMatching(UUID) });
+    expect(noOrigin.body).toEqual({
+      error: 'csrf_origin',
+      code: 'csrf_origin',
+      request_id: expect.stringMatching(UUID),
+    });
 
     const ok = await request(h.app)
       .post('/api/v1/keys')

@@ -39,6 +39,14 @@ describe('GET /metrics', () => {
     expect(families.find((f) => f.name === 'ai_upstream_attempts_total')?.type).toBe('COUNTER');
     expect(
       readMetric(families, 'ai_upstream_attempts_total', { provider: 'groq', outcome: 'server_error' }),
+    ).toBe(2);
+    // The first 503 was retried once on the same target, then the request fell back.
+    expect(
+      readMetric(families, 'ai_upstream_retries_total', {
+        endpoint: 'chat',
+        provider: 'groq',
+        outcome: 'server_error',
+      }),
     ).toBe(1);
     expect(
       readMetric(families, 'ai_upstream_attempts_total', { provider: 'cerebras', outcome: 'success' }),

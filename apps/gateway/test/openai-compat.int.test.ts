@@ -125,6 +125,13 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
     expect(row).toMatchObject({ projectId: 'default', provider: 'openrouter', model: 'std-2' });
   });
 
+  it('takes a plain model name, as unmodified tools send it: the first allowed lane listing it', async () => {
+    const answer = await sdk().chat.completions.create({ model: 'std-2', messages: hi });
+    expect(answer.model).toBe('standard/std-2');
+    expect(h.openaiRequests().at(-1)?.model).toBe('std-2');
+    expect((await sdk().models.retrieve('std-2')).id).toBe('std-2');
+  });
+
   it('streams chat.completion.chunk events read with the SDK iterator, with usage when asked', async () => {
     h.openai.set({ chunks: ['Hel', 'lo'], usage: { prompt_tokens: 2, completion_tokens: 2 } });
     const stream = await sdk({ project: 'proj-s' }).chat.completions.create({
@@ -193,9 +200,12 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
       expect(chunk.model).toBe('free/free-b');
     }
     expect(text).toBe('from b');
+    // Each 503 is retried once on the same target before the fallback (issue 27).
     expect(h.openaiRequests().map((r) => `${r.model} ${r.status}`)).toEqual([
       'free-a 503',
+      'free-a 503',
       'free-b 200',
+      'free-a 503',
       'free-a 503',
       'free-b 200',
     ]);
@@ -221,11 +231,12 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
 
 describe('errors in OpenAI shape', () => {
   it('answers an unknown model, a model the lane does not offer, and a lane the key may not use with 404 model_not_found', async () => {
+    const valid = (await sdk().models.list()).data.map((m) => m.id).join(', ');
     for (const model of ['gpt-4o', 'free/std-1', 'free/']) {
       const err = await errorOf(sdk().chat.completions.create({ model, messages: hi }));
       expect(err).toBeInstanceOf(OpenAI.NotFoundError);
       expect(err.error).toEqual({
-        message: `The model \`${model}\` does not exist or you do not have access to it.`,
+        message: `The model \`${model}\` does not exist or you do not have access to it. Valid models: ${valid} (GET /v1/models).`,
         type: 'invalid_request_error',
         param: null,
         code: 'model_not_found',
@@ -320,14 +331,14 @@ describe('errors in OpenAI shape', () => {
   });
 
   it('answers an unknown /v1 path with 404 in OpenAI shape', async () => {
-    const res = await fetch(`${url}/v1/embeddings`, {
+    const res = await fetch(`${url}/v1/audio/transcriptions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${caller.apiKey}` },
     });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({
       error: {
-        message: 'Invalid URL (POST /v1/embeddings)',
+        message: 'Invalid URL (POST /v1/audio/transcriptions)',
         type: 'invalid_request_error',
         param: null,
         code: 'not_found',

@@ -67,10 +67,31 @@ describe('usage records', () => {
     expect(res.status).toBe(200);
   });
 
-  it('rows are written in batches, not during the request', async () => {
-    await chat();
-    expect(await h.prisma.usageRecord.count({ where: { userId: caller.userId } })).toBe(0);
-    expect(await rowsOf(caller.userId)).toHaveLength(1);
+  it('a request is recorded exactly once, with its cost at the price of the target that answered', async () => {
+    h.openai.set({ usage: { prompt_tokens: 5, completion_tokens: 7 } });
+    const res = await chat();
+    const rows = await rowsOf(caller.userId);
+    expect(rows).toHaveLength(1);
+    // groq/free-a: 1 micro-unit per prompt token, 2 per completion token.
+    expect(rows[0]).toEqual(
+      expect.objectContaining({
+        requestId: res.headers['x-request-id'],
+        costMicros: 19n,
+        currency: 'USD',
+        estimated: false,
+        byok: false,
+      }),
+    );
+  });
+
+  it('a client-chosen x-request-id used twice is recorded twice (a fresh ledger id), not served free', async () => {
+    const id = '0b7c4e5e-8a39-4d8e-9a55-1d7f3a0e6b11';
+    const send = () => chat().set('x-request-id', `${id}`);
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(200);
+    const rows = await rowsOf(caller.userId);
+    expect(rows).toHaveLength(2);
+    expect(new Set(rows.map((r) => r.requestId)).size).toBe(2);
   });
 
   it('a failed request is recorded with its status and the last target tried', async () => {
@@ -82,7 +103,7 @@ describe('usage records', () => {
     ]);
   });
 
-  it('a streamed request is recorded with the usage of its done event; a broken stream as an error', async () => {
+  it('a streamed request is recorded with the usage of its done event; a broken stream as an error, charged an estimate', async () => {
     h.openai.set({ chunks: ['a', 'b'], usage: { prompt_tokens: 2, completion_tokens: 3 } });
     const send = () =>
       fetch(`${url}/api/v1/ai/chat/stream`, {
@@ -94,10 +115,14 @@ describe('usage records', () => {
     h.openai.set({ chunks: ['a', 'b', 'c'], failAfterChunks: 1 });
     expect(parseSse(await send()).events.at(-1)?.event).toBe('error');
     const rows = await rowsOf(caller.userId);
-    expect(rows.map((r) => [r.endpoint, r.status, r.projectId, r.provider, r.totalTokens])).toEqual([
-      ['stream', 200, 'proj-s', 'groq', 5],
-      ['stream', 502, 'proj-s', 'groq', 0],
+    expect(rows.map((r) => [r.endpoint, r.status, r.projectId, r.provider, r.estimated])).toEqual([
+      ['stream', 200, 'proj-s', 'groq', false],
+      ['stream', 502, 'proj-s', 'groq', true],
     ]);
+    expect(rows[0]?.totalTokens).toBe(5);
+    // The prompt ("hi" and the chat framing) and the one chunk delivered, by the tokenizer.
+    expect(rows[1]?.completionTokens).toBe(1);
+    expect(rows[1]?.promptTokens).toBeGreaterThan(1);
   });
 
   it('media requests are recorded too', async () => {
@@ -138,8 +163,22 @@ describe('GET /api/v1/usage', () => {
           prompt_tokens: 2,
           completion_tokens: 4,
           total_tokens: 6,
+          cached_tokens: 0,
           errors: 0,
-          models: [{ lane: 'free', model: 'free-a', requests: 2, total_tokens: 6 }],
+          cost_micros: 10,
+          byok_cost_micros: 0,
+          currency: 'USD',
+          models: [
+            {
+              lane: 'free',
+              model: 'free-a',
+              provider: 'groq',
+              requests: 2,
+              total_tokens: 6,
+              cost_micros: 10,
+            },
+          ],
+          keys: [{ api_key_id: caller.apiKeyId, requests: 2, total_tokens: 6, cost_micros: 10 }],
         },
         {
           project_id: 'beta',
@@ -148,12 +187,24 @@ describe('GET /api/v1/usage', () => {
           prompt_tokens: 1,
           completion_tokens: 2,
           total_tokens: 3,
+          cached_tokens: 0,
           errors: 1,
+          cost_micros: 5,
+          byok_cost_micros: 0,
+          currency: 'USD',
           // The failed request is recorded with the last target it tried; most tokens first.
           models: [
-            { lane: 'free', model: 'free-a', requests: 1, total_tokens: 3 },
-            { lane: 'free', model: 'free-c', requests: 1, total_tokens: 0 },
+            { lane: 'free', model: 'free-a', provider: 'groq', requests: 1, total_tokens: 3, cost_micros: 5 },
+            {
+              lane: 'free',
+              model: 'free-c',
+              provider: 'google',
+              requests: 1,
+              total_tokens: 0,
+              cost_micros: 0,
+            },
           ],
+          keys: [{ api_key_id: caller.apiKeyId, requests: 2, total_tokens: 3, cost_micros: 5 }],
         },
       ],
     };
@@ -175,13 +226,23 @@ describe('GET /api/v1/usage', () => {
       .get(`/api/v1/usage?from=${day}&to=${day}`)
       .set('x-api-key', other.apiKey);
     expect(empty.body).toEqual({ usage: [] });
+    // Without from/to: the last 30 days (today and the 29 before, UTC), not 422.
+    const lastDays = await request(h.app).get('/api/v1/usage').set('x-api-key', caller.apiKey);
+    expect(lastDays.status).toBe(200);
+    expect(lastDays.body).toEqual(expected);
+    // `to` alone: the 30 days up to it.
+    const upTo = await request(h.app).get(`/api/v1/usage?to=${day}`).set('x-api-key', caller.apiKey);
+    expect(upTo.body).toEqual(expected);
+    const before = new Date(Date.parse(`${day}T00:00:00Z`) - 30 * 86_400_000).toISOString().slice(0, 10);
+    const older = await request(h.app).get(`/api/v1/usage?to=${before}`).set('x-api-key', caller.apiKey);
+    expect(older.body).toEqual({ usage: [] });
   });
 
   it.each([
     ['from after to', '?from=2026-02-01&to=2026-01-01', 400, 'validation failed'],
     ['a range over 366 days', '?from=2024-01-01&to=2026-01-01', 400, 'validation failed'],
     ['not a date', '?from=yesterday&to=2026-01-01', 400, 'validation failed'],
-    ['missing bounds', '', 422, 'deserialization error'],
+    ['a lone from over 366 days back', '?from=2020-01-01', 400, 'validation failed'],
   ])('%s -> %i %s', async (_name, query, status, error) => {
     const res = await request(h.app).get(`/api/v1/usage${query}`).set('x-api-key', caller.apiKey);
     expect({ status: res.status, error: res.body.error }).toEqual({ status, error });

@@ -1,15 +1,23 @@
+import { randomUUID } from 'node:crypto';
 import type { ChatUsage } from '@platform/contract';
-import { isAppError } from '@platform/errors';
+import { AppError, isAppError } from '@platform/errors';
 import { addAccessLogFields } from '@platform/logging';
 import type { Response } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
+import type { Reservation } from '../budgets/budgets';
+import { estimatePromptTokens } from '../usage/estimate';
+import { costMicros, type ModelPrice, priceOf, type TokenCounts } from '../usage/pricing';
+import type { LedgerRecord } from '../usage/record';
+import type { CacheTokens } from './chat';
+import type { PreparedChat } from './chat-request';
 import { clientAbortSignal } from './client-signal';
+import type { Target } from './config/lanes';
 import { ClientGoneError, FallbackExhaustedError, type FallbackResult } from './fallback';
-import type { Target } from './lanes';
 import type { AiRuntime, Caller, StoredKeys } from './runtime';
 
 /** What is known about a request before the upstream call. */
 export type AccountingBase = {
+  /** The ledger id: unique per request (see ledgerIdOf). */
   requestId: string;
   caller: Caller;
   projectId: string;
@@ -38,85 +46,228 @@ export function requestIdOf(res: Response): string {
   return typeof id === 'string' ? id : '';
 }
 
-/** How a request ended: the status the caller got, the target that answered (if any), its usage. */
-export type RequestOutcome = { status: number; target: Target | undefined; usage: ChatUsage | null };
+/**
+ * The ledger id of a request: its request id when the gateway made it; a
+ * fresh UUID when the client chose it (x-request-id), because a client that
+ * sent the same id twice must not get the second request for free.
+ */
+function ledgerIdOf(res: Response): string {
+  const id = requestIdOf(res);
+  return id && res.req.headers['x-request-id'] !== id ? id : randomUUID();
+}
 
 /**
- * Records one finished request (batched, off the request path) and charges
- * its tokens to the caller's daily budget.
+ * How a request ended: the status the caller got, the target that answered
+ * (if any), its usage, and whether the usage is our estimate.
  */
-export function accountRequest(
-  rt: Pick<AiRuntime, 'usage' | 'budget'>,
+export type RequestOutcome = {
+  status: number;
+  target: Target | undefined;
+  usage: (ChatUsage & { cached_tokens?: number }) | null;
+  estimated?: boolean;
+  /**
+   * Prompt-cache counts when the provider reported them (Anthropic's cache
+   * reads and writes; see cacheTokensOf). `read` is the ledger's cached tokens
+   * when `usage.cached_tokens` is not set; `write` its cache-write tokens
+   * (part of the prompt tokens, priced at the model's `cache_write`).
+   */
+  cache?: CacheTokens | null;
+  /**
+   * A stream continued on other targets after a cut: each target's share of
+   * `usage`, so that each is priced at its own target's price.
+   */
+  segments?: ReadonlyArray<{ target: Target; usage: ChatUsage | null; cache?: CacheTokens | null }>;
+};
+
+/** Status recorded when the client disconnected before the answer (nginx's convention). */
+export const CLIENT_CLOSED_STATUS = 499;
+
+/** The ledger record of an outcome: tokens, cost at the answering target's price, BYOK flag. */
+export function toLedgerRecord(
+  rt: Pick<AiRuntime, 'prices' | 'currency' | 'clock'>,
   base: AccountingBase,
   outcome: RequestOutcome,
-): void {
+  storedKeys: StoredKeys,
+): LedgerRecord {
   const usage = outcome.usage;
-  rt.usage.record({
+  const target = outcome.target;
+  const now = rt.clock();
+  const tokens = {
+    promptTokens: usage?.prompt_tokens ?? 0,
+    completionTokens: usage?.completion_tokens ?? 0,
+    cachedTokens: usage?.cached_tokens ?? outcome.cache?.read ?? 0,
+    cacheWriteTokens: outcome.cache?.write ?? 0,
+  };
+  return {
     requestId: base.requestId,
     userId: base.caller.userId,
     apiKeyId: base.caller.apiKeyId,
     projectId: base.projectId,
     endpoint: base.endpoint,
     lane: base.lane,
-    provider: outcome.target?.provider ?? null,
-    model: outcome.target?.model ?? null,
+    provider: target?.provider ?? null,
+    model: target?.model ?? null,
     status: outcome.status,
-    promptTokens: usage?.prompt_tokens ?? 0,
-    completionTokens: usage?.completion_tokens ?? 0,
-    totalTokens: usage?.total_tokens ?? 0,
-    latencyMs: Date.now() - base.startedAt,
-  });
-  if (usage && usage.total_tokens > 0) rt.budget.consume(base.caller.userId, usage.total_tokens);
+    ...tokens,
+    totalTokens: usage?.total_tokens ?? tokens.promptTokens + tokens.completionTokens,
+    costMicros: outcomeCost(rt, outcome, tokens),
+    currency: rt.currency,
+    estimated: outcome.estimated ?? false,
+    byok: target ? storedKeys[target.provider] !== undefined : false,
+    latencyMs: now - base.startedAt,
+    createdAt: now,
+  };
 }
 
-/** Status recorded when the client disconnected before the answer (nginx's convention). */
-export const CLIENT_CLOSED_STATUS = 499;
+/** The cost of an outcome: each continued stream's segment at its own target's price, else the answering target's. */
+function outcomeCost(rt: Pick<AiRuntime, 'prices'>, outcome: RequestOutcome, tokens: TokenCounts): number {
+  const price = (t: Target | undefined) => priceOf(rt.prices, t?.provider ?? null, t?.model ?? null);
+  if (!outcome.segments || outcome.segments.length < 2) return costMicros(price(outcome.target), tokens);
+  return outcome.segments.reduce(
+    (sum, s) =>
+      sum +
+      costMicros(price(s.target), {
+        promptTokens: s.usage?.prompt_tokens ?? 0,
+        completionTokens: s.usage?.completion_tokens ?? 0,
+        cachedTokens: s.cache?.read ?? 0,
+        cacheWriteTokens: s.cache?.write ?? 0,
+      }),
+    0,
+  );
+}
 
-/**
- * Runs an upstream call and records its usage whatever the outcome. A client
- * that went away gets nothing more; a failed chain is answered with the error
- * its last target earned.
- */
-export async function withAccounting(
-  rt: AiRuntime,
-  base: AccountingBase,
-  run: () => Promise<RequestOutcome>,
-): Promise<void> {
-  try {
-    accountRequest(rt, base, await run());
-  } catch (err) {
-    if (err instanceof ClientGoneError) {
-      accountRequest(rt, base, { status: CLIENT_CLOSED_STATUS, target: undefined, usage: null });
-      return;
-    }
-    if (err instanceof FallbackExhaustedError) {
-      accountRequest(rt, base, { status: err.error.status, target: err.lastTarget, usage: null });
-      throw err.error;
-    }
-    accountRequest(rt, base, { status: isAppError(err) ? err.status : 500, target: undefined, usage: null });
-    throw err;
+/** What an accounted request handler gets. */
+export type AccountedCall = {
+  storedKeys: StoredKeys;
+  clientSignal: AbortSignal;
+  requestId: string;
+  /**
+   * Makes the request's record durable and settles its budget reservation
+   * (one pipelined Redis round trip). Await it before the response's last
+   * byte; it throws 503 service_unavailable when the record could not be
+   * made durable, and the answer must then not be completed. Only the first
+   * call counts; `runAccounted` calls it for handlers that did not.
+   */
+  finish(outcome: RequestOutcome): Promise<void>;
+};
+
+/** The dearest of the targets' prices (by a typical 3:1 prompt:completion mix): what a reservation assumes. */
+function dearestPrice(rt: Pick<AiRuntime, 'prices'>, targets: readonly Target[]): ModelPrice | undefined {
+  let best: ModelPrice | undefined;
+  for (const t of targets) {
+    const p = priceOf(rt.prices, t.provider, t.model);
+    if (p && (!best || 3 * p.input + p.output > 3 * best.input + best.output)) best = p;
   }
+  return best;
 }
 
-/** What an accounted request handler gets: the caller's stored keys and a signal for a client that left. */
-export type AccountedCall = { storedKeys: StoredKeys; clientSignal: AbortSignal; requestId: string };
-
 /**
- * The frame of every AI route: who calls and when it started, the caller's
- * stored keys, a client-gone signal, and usage recorded whatever `run` returns
- * or throws (withAccounting).
+ * The frame of every AI route: who calls, a budget reservation before any
+ * upstream call (429 when a budget is spent; a chat's max_tokens is capped
+ * to what the budgets have left), the caller's stored keys, a client-gone
+ * signal, and exactly one ledger record whatever `run` returns or throws.
+ * Failed attempts of a fallback chain are not charged: only the answering
+ * target's usage is in the outcome.
  */
 export async function runAccounted(
   rt: AiRuntime,
   res: Response,
-  request: { projectId: string; endpoint: string; lane: string | null },
+  request: {
+    projectId: string;
+    endpoint: string;
+    lane: string | null;
+    chat?: PreparedChat;
+    targets?: readonly Target[];
+  },
   run: (call: AccountedCall) => Promise<RequestOutcome>,
 ): Promise<void> {
   const caller = callerOf(res);
-  const requestId = requestIdOf(res);
-  const base: AccountingBase = { requestId, caller, startedAt: Date.now(), ...request };
+  const base: AccountingBase = {
+    requestId: ledgerIdOf(res),
+    caller,
+    startedAt: rt.clock(),
+    projectId: request.projectId,
+    endpoint: request.endpoint,
+    lane: request.lane,
+  };
+  const chat = request.chat;
+  const targets = chat?.targets ?? request.targets ?? [];
+  // A paid lane without the subscription is refused before anything is reserved or called.
+  await rt.laneAccess(caller.userId, request.lane);
+  const [storedKeys, reservation] = await Promise.all([
+    rt.storedKeys(caller.userId),
+    rt.budgets.reserve({
+      userId: caller.userId,
+      apiKeyId: caller.apiKeyId,
+      projectId: request.projectId,
+      promptTokens: chat ? estimatePromptTokens(chat.params.messages) : 0,
+      completionTokens: chat ? (chat.params.max_tokens ?? rt.completionAllowance) : 0,
+      price: dearestPrice(rt, targets),
+    }),
+  ]);
+  if (chat && reservation.completionCap !== undefined) {
+    chat.params = {
+      ...chat.params,
+      max_tokens: Math.min(chat.params.max_tokens ?? Infinity, reservation.completionCap),
+    };
+    // A request passed through in its own format (Anthropic's) carries its own max_tokens.
+    const native = chat.native;
+    if (native && typeof native.body.max_tokens === 'number') {
+      chat.native = {
+        ...native,
+        body: { ...native.body, max_tokens: Math.min(native.body.max_tokens, reservation.completionCap) },
+      };
+    }
+  }
+  const finish = createFinish(rt, base, reservation, storedKeys);
   const clientSignal = clientAbortSignal(res);
-  await withAccounting(rt, base, async () =>
-    run({ storedKeys: await rt.storedKeys(caller.userId), clientSignal, requestId }),
-  );
+  let outcome: RequestOutcome;
+  try {
+    outcome = await run({ storedKeys, clientSignal, requestId: requestIdOf(res), finish });
+  } catch (err) {
+    if (err instanceof ClientGoneError) {
+      await finish({ status: CLIENT_CLOSED_STATUS, target: undefined, usage: null }).catch(() => {});
+      return;
+    }
+    if (err instanceof FallbackExhaustedError) {
+      await finish({ status: err.error.status, target: err.lastTarget, usage: null }).catch(() => {});
+      throw err.error;
+    }
+    await finish({ status: isAppError(err) ? err.status : 500, target: undefined, usage: null }).catch(
+      () => {},
+    );
+    throw err;
+  }
+  await finish(outcome).catch(() => {});
+}
+
+function createFinish(
+  rt: AiRuntime,
+  base: AccountingBase,
+  reservation: Reservation,
+  storedKeys: StoredKeys,
+): (outcome: RequestOutcome) => Promise<void> {
+  let done: Promise<void> | null = null;
+  return (outcome) => {
+    done ??= (async () => {
+      const record = toLedgerRecord(rt, base, outcome, storedKeys);
+      // Issued in the same tick: one pipelined round trip to Redis.
+      const [appended, settled] = await Promise.allSettled([
+        rt.ledger.append(record),
+        reservation.settle({ totalTokens: record.totalTokens, costMicros: record.costMicros }),
+      ]);
+      if (settled.status === 'rejected') {
+        // The reservation stays counted until its window ends: the budget errs on the safe side.
+        rt.logger.error({ err: String(settled.reason), request_id: base.requestId }, 'budget not settled');
+      }
+      if (appended.status === 'rejected') {
+        rt.logger.error(
+          { err: String(appended.reason), request_id: base.requestId, record },
+          'usage record not durable; the answer is not completed',
+        );
+        throw new AppError('service_unavailable', { cause: appended.reason });
+      }
+    })();
+    return done;
+  };
 }

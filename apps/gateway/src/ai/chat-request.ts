@@ -1,7 +1,8 @@
 import { checkChatRules, ZChatCompletionRequestShape } from '@platform/contract';
 import { AppError } from '@platform/errors';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { selectTargets, type Target } from './lanes';
+import { selectTargets, type Target } from './config/lanes';
+import type { NativeRequest } from './providers/openai-chat';
 import type { AiRuntime } from './runtime';
 
 /** The upstream request body except `model` (per target) and `stream`. */
@@ -17,6 +18,8 @@ export type PreparedChat = {
   projectId: string;
   targets: readonly Target[];
   params: UpstreamChatParams;
+  /** The request in its own format, for targets that speak it (see NativeRequest). */
+  native?: NativeRequest;
 };
 
 /**

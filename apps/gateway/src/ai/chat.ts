@@ -1,8 +1,9 @@
 import type { ChatCompletionResponse, ChatUsage } from '@platform/contract';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
+import { estimatePromptTokens, estimateTokens } from '../usage/estimate';
 import type { PreparedChat } from './chat-request';
+import type { Target } from './config/lanes';
 import type { FallbackResult } from './fallback';
-import type { Target } from './lanes';
 import { runTargets } from './run-targets';
 import type { AiRuntime, StoredKeys } from './runtime';
 
@@ -17,6 +18,22 @@ export function toChatUsage(
     completion_tokens: completion,
     total_tokens: usage?.total_tokens ?? prompt + completion,
   };
+}
+
+/** Prompt tokens served from (`read`) or written to (`write`) the provider's prompt cache. */
+export type CacheTokens = { read: number; write: number };
+
+/**
+ * The cache counts of a chat usage object: `prompt_tokens_details.cached_tokens`
+ * (OpenAI's name) and `cache_write_tokens` (OpenRouter's, also what the
+ * Anthropic client reports). Null when the provider said nothing about caching.
+ */
+export function cacheTokensOf(usage: unknown): CacheTokens | null {
+  const details = (usage as { prompt_tokens_details?: Record<string, unknown> } | null | undefined)
+    ?.prompt_tokens_details;
+  if (!details) return null;
+  const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
+  return { read: count(details.cached_tokens), write: count(details.cache_write_tokens) };
 }
 
 /** The upstream body for one target, without `stream`. */
@@ -34,12 +51,13 @@ export function runChatCompletion(
   return runTargets(rt, {
     endpoint: 'chat',
     targets: prepared.targets,
+    lane: prepared.lane,
     storedKeys,
     clientSignal,
     attempt: ({ target, credential, signal }) =>
       rt.providers
         .chat(credential)
-        .complete({ ...upstreamChatParams(prepared, target), stream: false }, signal),
+        .complete({ ...upstreamChatParams(prepared, target), stream: false }, signal, prepared.native),
   });
 }
 
@@ -54,5 +72,34 @@ export function toChatCompletionResponse(result: FallbackResult<ChatCompletion>)
     model_used: result.target.model,
     finish_reason: choice?.finish_reason ?? 'stop',
     usage: toChatUsage(completion.usage),
+  };
+}
+
+/**
+ * What a completion is charged: the provider's usage (with its cached prompt
+ * tokens), or, when it reported none, our estimate of prompt and answer.
+ */
+export function completionUsage(prepared: PreparedChat, result: FallbackResult<ChatCompletion>) {
+  const reported = result.value.usage;
+  if (reported && (reported.total_tokens ?? 0) > 0) {
+    return {
+      target: result.target,
+      usage: { ...toChatUsage(reported), cached_tokens: reported.prompt_tokens_details?.cached_tokens ?? 0 },
+      cache: cacheTokensOf(reported),
+      estimated: false,
+    };
+  }
+  const prompt = estimatePromptTokens(prepared.params.messages);
+  const answer = result.value.choices
+    .map(
+      (c) =>
+        `${c.message.content ?? ''}${(c.message.tool_calls ?? []).map((t) => JSON.stringify(t)).join('')}`,
+    )
+    .join('');
+  const completion = estimateTokens(answer);
+  return {
+    target: result.target,
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+    estimated: true,
   };
 }

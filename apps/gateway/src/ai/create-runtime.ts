@@ -1,21 +1,28 @@
 import type { Logger, Registry } from '@platform/logging';
+import type { Budgets } from '../budgets/budgets';
+import type { Clock } from '../clock';
 import type { GatewayEnv } from '../env';
+import type { UsageLedger } from '../usage/ledger';
 import { createCircuitBreaker } from './circuit-breaker';
-import type { LanesConfig } from './lanes';
+import type { LanesConfig } from './config/lanes';
 import { createAiMetrics } from './metrics';
-import { createProviderRegistry, parseBaseUrlOverrides, type ServerProviderKeys } from './providers';
-import type { AiRuntime, StoredKeyLookup, TokenBudget, UsageSink } from './runtime';
+import { createProviderCatalog, type ProviderCatalog } from './providers/catalog';
+import { createProviderRegistry, parseBaseUrlOverrides, type ServerProviderKeys } from './providers/registry';
+import type { AiRuntime, StoredKeyLookup } from './runtime';
 
 /** The provider keys the gateway itself holds, from the environment. */
-export function serverKeysOf(env: GatewayEnv): ServerProviderKeys {
-  return {
-    openrouter: env.OPENROUTER_API_KEY,
-    groq: env.GROQ_API_KEY,
-    cerebras: env.CEREBRAS_API_KEY,
-    google: env.GOOGLE_API_KEY,
-    openai: env.OPENAI_API_KEY,
-    elevenlabs: env.ELEVENLABS_API_KEY,
-  };
+export function serverKeysOf(env: GatewayEnv, catalog: ProviderCatalog): ServerProviderKeys {
+  const keys: Record<string, string> = {};
+  for (const provider of catalog.names) {
+    const entry = catalog.get(provider);
+    if (!entry) continue;
+    // Built-in keys are named fields of the env schema; a configured provider's is any *_API_KEY.
+    const key = entry.builtIn
+      ? (env as Record<string, unknown>)[entry.keyEnv]
+      : env.PROVIDER_API_KEYS?.[entry.keyEnv];
+    if (typeof key === 'string' && key) keys[provider] = key;
+  }
+  return keys;
 }
 
 /** Targets whose provider has no server key only work for callers with a stored key; say so once. */
@@ -38,23 +45,32 @@ export type CreateAiRuntimeOptions = {
   logger: Logger;
   /** The lanes config, loaded and validated once at start. */
   lanes: LanesConfig;
+  clock: Clock;
   /** The app's /metrics registry; the upstream metrics are added to it. */
   registry: Registry;
   storedKeys: StoredKeyLookup;
-  usage: UsageSink;
-  budget: TokenBudget;
+  ledger: UsageLedger;
+  budgets: Budgets;
+  /** Paid lanes' check; absent: every lane is open (no billing configured). */
+  laneAccess?: (userId: string, lane: string | null) => Promise<void>;
 };
 
 /** Everything the AI handlers share: providers, timeouts, metrics, usage and budget. */
 export function createAiRuntime(opts: CreateAiRuntimeOptions): AiRuntime {
   const { env, logger, lanes } = opts;
-  const serverKeys = serverKeysOf(env);
+  const catalog = createProviderCatalog(lanes.providers);
+  const serverKeys = serverKeysOf(env, catalog);
   warnAboutMissingKeys(lanes, serverKeys, logger);
   return {
     config: lanes,
+    clock: opts.clock,
+    catalog,
     allowedLanes: new Set(env.AI_ALLOWED_LANES),
     providers: createProviderRegistry({
-      config: lanes,
+      catalog,
+      configuredBaseUrls: Object.fromEntries(
+        Object.entries(lanes.providers).map(([name, entry]) => [name, entry?.base_url]),
+      ),
       serverKeys,
       baseUrlOverrides: parseBaseUrlOverrides(env.AI_PROVIDER_BASE_URLS),
     }),
@@ -62,11 +78,19 @@ export function createAiRuntime(opts: CreateAiRuntimeOptions): AiRuntime {
     logger,
     upstreamTimeoutMs: env.AI_UPSTREAM_TIMEOUT_MS,
     requestDeadlineMs: env.AI_REQUEST_DEADLINE_MS,
-    breaker: createCircuitBreaker({ cooldownMs: env.AI_CIRCUIT_COOLDOWN_MS, registry: opts.registry }),
+    breaker: createCircuitBreaker({
+      cooldownMs: env.AI_CIRCUIT_COOLDOWN_MS,
+      clock: opts.clock,
+      registry: opts.registry,
+    }),
     idleTimeoutMs: env.AI_STREAM_IDLE_TIMEOUT_MS,
     keepAliveMs: env.AI_STREAM_KEEPALIVE_MS,
     storedKeys: opts.storedKeys,
-    usage: opts.usage,
-    budget: opts.budget,
+    ledger: opts.ledger,
+    laneAccess: opts.laneAccess ?? (async () => {}),
+    budgets: opts.budgets,
+    prices: lanes.prices,
+    currency: env.AI_COST_CURRENCY,
+    completionAllowance: env.AI_BUDGET_COMPLETION_ALLOWANCE,
   };
 }

@@ -1,10 +1,18 @@
 import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
+import type { Clock } from '../clock';
 import type { CircuitBreaker } from './circuit-breaker';
-import type { Target } from './lanes';
+import type { Target } from './config/lanes';
 import type { AiMetrics } from './metrics';
-import type { ProviderCredential } from './providers';
-import { type AttemptOutcome, classifyUpstreamError, isRetryable, toFinalError } from './upstream-errors';
+import type { ProviderCredential } from './providers/registry';
+import {
+  type AttemptFailure,
+  type AttemptOutcome,
+  classifyUpstreamError,
+  isRetryable,
+  retryAfterMs,
+  toFinalError,
+} from './providers/upstream-errors';
 
 /** The caller went away; nothing more is sent and the upstream request is cancelled. */
 export class ClientGoneError extends Error {
@@ -17,6 +25,54 @@ export class ClientGoneError extends Error {
 /** What one attempt gets: the target, its credential and a signal that fires on timeout or disconnect. */
 export type AttemptContext = { target: Target; credential: ProviderCredential; signal: AbortSignal };
 
+/**
+ * Retries on the same target before failing over (lanes config `retry`).
+ * Only failures where nothing reached the caller and the target itself may
+ * answer the next time are retried: a 429 whose Retry-After fits, a 5xx, a
+ * connection reset. Never a timeout, another 4xx, a refused connection.
+ */
+export type RetryPolicy = {
+  /** Retries per target and request (0 turns retrying off). */
+  maxRetries: number;
+  /** Base wait before retrying a 5xx or a reset; the actual wait is 50-100 % of it (jitter). */
+  backoffMs: number;
+  /** Longest Retry-After honoured; a longer one (or none) fails over at once. */
+  retryAfterMaxMs: number;
+};
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 1, backoffMs: 200, retryAfterMaxMs: 5_000 };
+
+/** How long to wait before retrying this failure on the same target, or null to fail over now. */
+export function retryDelayMs(
+  failure: AttemptFailure,
+  policy: RetryPolicy,
+  now: number,
+  random = Math.random,
+): number | null {
+  if (failure.outcome === 'rate_limited') {
+    const wait = retryAfterMs(failure.retryAfter, now);
+    return wait !== null && wait <= policy.retryAfterMaxMs ? wait : null;
+  }
+  const fiveXx = failure.outcome === 'server_error' && failure.status !== undefined && failure.status >= 500;
+  const reset = failure.outcome === 'connection_error' && failure.reset === true;
+  if (fiveXx || reset) return Math.round(policy.backoffMs * (0.5 + random() / 2));
+  return null;
+}
+
+/** Resolves after `ms`, or at once when `signal` fires. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 export type FallbackOptions<T> = {
   /** Label for logs and metrics, e.g. `chat`, `stream`, `image`. */
   endpoint: string;
@@ -28,12 +84,23 @@ export type FallbackOptions<T> = {
   /** Time allowed until `attempt` resolves, i.e. until the provider starts answering. */
   timeoutMs: number;
   /**
+   * The lane's `first_token_timeout_ms`: a shorter limit until `attempt`
+   * resolves (streams resolve at the first content). A target that misses it
+   * counts as timed out, and the next one is tried.
+   */
+  firstTokenTimeoutMs?: number;
+  /** Same-target retries; none when unset. */
+  retry?: RetryPolicy;
+
+  /**
    * Time allowed for the whole chain (AI_REQUEST_DEADLINE_MS): no attempt runs
    * past it, and when it passes the caller gets 504. Unset: only `timeoutMs`.
    */
   deadlineMs?: number;
   /** Skips targets cooling down after a failure, and learns from every attempt. */
   breaker?: CircuitBreaker;
+  /** Deadlines, latencies, Retry-After dates. */
+  clock: Clock;
   logger: Logger;
   metrics: AiMetrics;
   /** Calls the provider; resolves as soon as it started answering. */
@@ -48,8 +115,10 @@ export type FallbackResult<T> = {
   controller: AbortController;
   /** Milliseconds from the first attempt until the provider started answering. */
   latencyMs: number;
-  /** Attempts made, this one included (skipped targets without a key do not count). */
+  /** Attempts made, this one included (skipped targets without a key do not count; retries do). */
   attempts: number;
+  /** Index in `targets` of the target that answered. */
+  index: number;
 };
 
 /** Thrown when no target answered; `error` is what the caller sees, `last*` feed usage records. */
@@ -64,20 +133,23 @@ export class FallbackExhaustedError extends Error {
 }
 
 /**
- * Tries the targets in order until one starts answering. A timeout, a
- * connection error, a 429 or a 5xx moves on to the next target; a 4xx caused
- * by the request itself ends the chain, since every provider would refuse it.
+ * Tries the targets in order until one starts answering. A 429 whose
+ * Retry-After fits, a 5xx or a reset is first retried on the same target
+ * (`retry`); then a timeout, a connection error of any kind (DNS, TLS,
+ * refused, reset), a 429, a 5xx or a context-length 400 moves on to the next
+ * target; a 4xx caused by the request itself (content policy included) ends
+ * the chain, since every provider would refuse it.
  * Every attempt is counted in the metrics; a failed one is logged (warn) with
  * provider, status and latency. A successful one is logged at debug only: the
  * route puts provider, model and attempts on the request's access-log line,
  * so a successful request costs one log line.
  */
 export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<FallbackResult<T>> {
-  const started = Date.now();
+  const started = opts.clock();
   const deadlineAt = opts.deadlineMs === undefined ? Number.POSITIVE_INFINITY : started + opts.deadlineMs;
-  let last: { outcome: AttemptOutcome; retryAfter: string | null } | undefined;
+  let last: AttemptFailure | undefined;
   let lastTarget: Target | undefined;
-  const coolingDown: ProviderCredential[] = [];
+  const coolingDown: Array<{ credential: ProviderCredential; model: string }> = [];
   let attempts = 0;
   for (const [index, target] of opts.targets.entries()) {
     if (opts.clientSignal.aborted) throw new ClientGoneError();
@@ -90,51 +162,68 @@ export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<Fall
       );
       continue;
     }
-    if (opts.breaker?.isOpen(credential)) {
-      coolingDown.push(credential);
+    if (opts.breaker?.isOpen(credential, target.model)) {
+      coolingDown.push({ credential, model: target.model });
       opts.logger.debug({ provider: target.provider, model: target.model }, 'upstream skipped: cooling down');
       continue;
     }
-    const remainingMs = deadlineAt - Date.now();
-    if (remainingMs <= 0) {
+    if (last) opts.metrics.fallback(opts.endpoint, lastTarget?.provider ?? 'none');
+    let failure: AttemptFailure | undefined;
+    let cutByDeadline = false;
+    // The first try plus at most maxRetries more on this target; the breaker learns the verdict after them.
+    for (let retry = 0; ; retry++) {
+      const remainingMs = deadlineAt - opts.clock();
+      if (remainingMs <= 0) {
+        failure = undefined;
+        break;
+      }
+      const limitMs = Math.min(opts.timeoutMs, opts.firstTokenTimeoutMs ?? Number.POSITIVE_INFINITY);
+      // An attempt cut short by the request deadline says nothing about the target's health.
+      const attemptTimeoutMs = Math.min(limitMs, remainingMs);
+      cutByDeadline = attemptTimeoutMs < limitMs;
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, attemptTimeoutMs);
+      const onClientGone = () => controller.abort();
+      opts.clientSignal.addEventListener('abort', onClientGone, { once: true });
+      const attemptStart = opts.clock();
+      attempts += 1;
+      try {
+        const value = await opts.attempt({ target, credential, signal: controller.signal });
+        clearTimeout(timer);
+        const latencyMs = opts.clock() - attemptStart;
+        logAttempt(opts, index, target, credential, { outcome: 'success', status: 200 }, latencyMs, retry);
+        opts.breaker?.record(credential, target.model, 'success');
+        return { value, target, credential, controller, latencyMs: opts.clock() - started, attempts, index };
+      } catch (err) {
+        clearTimeout(timer);
+        opts.clientSignal.removeEventListener('abort', onClientGone);
+        const latencyMs = opts.clock() - attemptStart;
+        failure = classifyUpstreamError(err, { timedOut, clientGone: opts.clientSignal.aborted });
+        logAttempt(opts, index, target, credential, failure, latencyMs, retry);
+        if (failure.outcome === 'aborted') throw new ClientGoneError();
+      }
+      if (!opts.retry || retry >= opts.retry.maxRetries) break;
+      const delay = retryDelayMs(failure, opts.retry, opts.clock());
+      // A retry must leave the attempt some time before the deadline, or it only delays the answer.
+      if (delay === null || opts.clock() + delay >= deadlineAt - 50) break;
+      opts.metrics.retry(opts.endpoint, target.provider, failure.outcome);
+      await sleep(delay, opts.clientSignal);
+      if (opts.clientSignal.aborted) throw new ClientGoneError();
+    }
+    if (!failure) {
       // The request deadline passed while earlier targets failed: the spec's 504.
-      last = { outcome: 'timeout', retryAfter: null };
+      last = { outcome: 'timeout', status: undefined, retryAfter: null };
       break;
     }
-    // An attempt cut short by the request deadline says nothing about the target's health.
-    const attemptTimeoutMs = Math.min(opts.timeoutMs, remainingMs);
-    const cutByDeadline = attemptTimeoutMs < opts.timeoutMs;
-    if (last) opts.metrics.fallback(opts.endpoint, lastTarget?.provider ?? 'none');
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, attemptTimeoutMs);
-    const onClientGone = () => controller.abort();
-    opts.clientSignal.addEventListener('abort', onClientGone, { once: true });
-    const attemptStart = Date.now();
-    attempts += 1;
-    try {
-      const value = await opts.attempt({ target, credential, signal: controller.signal });
-      clearTimeout(timer);
-      const latencyMs = Date.now() - attemptStart;
-      logAttempt(opts, index, target, credential, { outcome: 'success', status: 200 }, latencyMs);
-      opts.breaker?.record(credential, 'success');
-      return { value, target, credential, controller, latencyMs: Date.now() - started, attempts };
-    } catch (err) {
-      clearTimeout(timer);
-      opts.clientSignal.removeEventListener('abort', onClientGone);
-      const latencyMs = Date.now() - attemptStart;
-      const failure = classifyUpstreamError(err, { timedOut, clientGone: opts.clientSignal.aborted });
-      logAttempt(opts, index, target, credential, failure, latencyMs);
-      if (failure.outcome === 'aborted') throw new ClientGoneError();
-      if (!(failure.outcome === 'timeout' && cutByDeadline))
-        opts.breaker?.record(credential, failure.outcome);
-      last = failure;
-      lastTarget = target;
-      if (!isRetryable(failure.outcome)) break;
-    }
+    if (!(failure.outcome === 'timeout' && cutByDeadline))
+      opts.breaker?.record(credential, target.model, failure.outcome);
+    last = failure;
+    lastTarget = target;
+    if (!isRetryable(failure.outcome)) break;
   }
   if (!last && coolingDown.length > 0 && opts.breaker) {
     // Every target with a key is cooling down: answer at once rather than wait for a dead one.
@@ -144,7 +233,7 @@ export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<Fall
       undefined,
     );
   }
-  throw new FallbackExhaustedError(toFinalError(last), lastTarget);
+  throw new FallbackExhaustedError(toFinalError(last, opts.clock()), lastTarget);
 }
 
 function logAttempt<T>(
@@ -152,8 +241,9 @@ function logAttempt<T>(
   index: number,
   target: Target,
   credential: ProviderCredential,
-  result: { outcome: AttemptOutcome; status: number | undefined },
+  result: { outcome: AttemptOutcome; status: number | undefined; reason?: string | null },
   latencyMs: number,
+  retry: number,
 ): void {
   opts.metrics.attempt(target.provider, result.outcome, latencyMs / 1000);
   const fields = {
@@ -165,6 +255,9 @@ function logAttempt<T>(
     outcome: result.outcome,
     status: result.status ?? null,
     latency_ms: latencyMs,
+    retry,
+    // The provider's reason code only (a checked identifier), never its message.
+    ...(result.reason ? { reason: result.reason } : {}),
   };
   if (result.outcome === 'success') opts.logger.debug(fields, 'upstream attempt');
   else opts.logger.warn(fields, 'upstream attempt failed');

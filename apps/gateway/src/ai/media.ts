@@ -6,12 +6,12 @@ import type {
   TtsRequest,
 } from '@platform/contract';
 import { AppError } from '@platform/errors';
-import { postElevenLabsAudio } from './elevenlabs';
+import { type MediaKind, selectTargets, type Target } from './config/lanes';
 import type { AttemptContext, FallbackResult } from './fallback';
-import { type MediaKind, selectTargets, type Target } from './lanes';
+import { postElevenLabsAudio } from './providers/elevenlabs';
+import { UpstreamHttpError } from './providers/upstream-errors';
 import { runTargets } from './run-targets';
 import type { AiRuntime, StoredKeys } from './runtime';
-import { UpstreamHttpError } from './upstream-errors';
 
 /** Lane membership (when given) and the endpoint's targets for the requested model. */
 export function selectMediaTargets(

@@ -1,20 +1,27 @@
 import { Counter, Histogram, type Registry } from '@platform/logging';
-import type { AttemptOutcome } from './upstream-errors';
+import type { AttemptOutcome } from './providers/upstream-errors';
 
 /** Upstream metrics of the AI endpoints, registered on the app's /metrics registry. */
 export type AiMetrics = {
   attempt(provider: string, outcome: AttemptOutcome, seconds: number): void;
   /** A failed target handed the request on to the next one. */
   fallback(endpoint: string, fromProvider: string): void;
+  /** A failed attempt tried again on the same target (429 with a short Retry-After, 5xx, reset). */
+  retry(endpoint: string, provider: string, outcome: AttemptOutcome): void;
+  /** A stream cut, stalled or garbled after its first content went on at the next target. */
+  continuation(fromProvider: string, reason: string): void;
+  /** An unparseable stream event (skipped when alone). */
+  garbledEvent(provider: string): void;
 };
 
 export function createAiMetrics(registry: Registry): AiMetrics {
-  const attempts = new Counter({
-    name: 'ai_upstream_attempts_total',
-    help: 'Upstream AI provider attempts by provider and outcome',
-    labelNames: ['provider', 'outcome'] as const,
-    registers: [registry],
-  });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Counter({ name, help, labelNames, registers: [registry] });
+  const attempts = counter(
+    'ai_upstream_attempts_total',
+    'Upstream AI provider attempts by provider and outcome',
+    ['provider', 'outcome'],
+  );
   const duration = new Histogram({
     name: 'ai_upstream_attempt_duration_seconds',
     help: 'Time until an upstream AI provider started answering or failed, by provider and outcome',
@@ -22,13 +29,36 @@ export function createAiMetrics(registry: Registry): AiMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
-  const fallbacks = new Counter({
-    name: 'ai_upstream_fallbacks_total',
-    help: 'Requests handed on to the next target after a failure, by endpoint and failed provider',
-    labelNames: ['endpoint', 'from_provider'] as const,
-    registers: [registry],
-  });
+  const fallbacks = counter(
+    'ai_upstream_fallbacks_total',
+    'Requests handed on to the next target after a failure, by endpoint and failed provider',
+    ['endpoint', 'from_provider'],
+  );
+  const retries = counter(
+    'ai_upstream_retries_total',
+    'Attempts tried again on the same target before failing over, by endpoint, provider and the outcome retried',
+    ['endpoint', 'provider', 'outcome'],
+  );
+  const continuations = counter(
+    'ai_stream_continuations_total',
+    'Streams continued on the next target after a cut, stall or garbled events mid-answer, by failed provider and reason',
+    ['from_provider', 'reason'],
+  );
+  const garbled = counter(
+    'ai_stream_garbled_events_total',
+    'Unparseable server-sent events received from a provider, by provider',
+    ['provider'],
+  );
   return {
+    retry(endpoint, provider, outcome) {
+      retries.inc({ endpoint, provider, outcome });
+    },
+    continuation(fromProvider, reason) {
+      continuations.inc({ from_provider: fromProvider, reason });
+    },
+    garbledEvent(provider) {
+      garbled.inc({ provider });
+    },
     attempt(provider, outcome, seconds) {
       attempts.inc({ provider, outcome });
       duration.observe({ provider, outcome }, seconds);

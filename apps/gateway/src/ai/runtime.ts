@@ -1,52 +1,28 @@
 import type { Logger } from '@platform/logging';
+import type { Budgets } from '../budgets/budgets';
+import type { Clock } from '../clock';
+import type { UsageLedger } from '../usage/ledger';
+import type { PriceTable } from '../usage/pricing';
 import type { CircuitBreaker } from './circuit-breaker';
-import type { LanesConfig, UpstreamProvider } from './lanes';
+import type { LanesConfig } from './config/lanes';
 import type { AiMetrics } from './metrics';
-import type { ProviderRegistry } from './providers';
+import type { ProviderCatalog } from './providers/catalog';
+import type { ProviderRegistry } from './providers/registry';
 
 /** The caller's stored provider keys (bring your own key), plaintext, in memory only. */
-export type StoredKeys = Partial<Record<UpstreamProvider, string>>;
+export type StoredKeys = Readonly<Record<string, string | undefined>>;
 
 /** Looks up a user's stored keys; cached by the implementation, so cheap per request. */
 export type StoredKeyLookup = (userId: string) => Promise<StoredKeys>;
 
-/** One finished AI request, as the usage recorder stores it. */
-export type UsageEvent = {
-  requestId: string;
-  userId: string;
-  apiKeyId: string | null;
-  projectId: string;
-  endpoint: string;
-  lane: string | null;
-  provider: string | null;
-  model: string | null;
-  /** HTTP status returned to the caller (499 when the client went away). */
-  status: number;
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-  latencyMs: number;
-};
-
-/** Where usage goes; `record` must not block (batched writes). */
-export type UsageSink = { record(event: UsageEvent): void };
-
-/** The per-user daily token budget (preview limit). */
-export type TokenBudget = {
-  /** Throws 429 rate_limited with Retry-After when today's budget is spent. */
-  assertAvailable(userId: string): Promise<void>;
-  /** Adds tokens after a request; never blocks the response. */
-  consume(userId: string, tokens: number): void;
-  /** Tokens charged today (UTC), the budget, and when the count resets. */
-  today(userId: string): Promise<{ day: string; used: number; budget: number; resetsAt: Date }>;
-  /** Sends the charges still waiting (at shutdown, before the store closes). */
-  close(): Promise<void>;
-};
-
 /** Everything the AI handlers need, built once per app. */
 export type AiRuntime = {
   config: LanesConfig;
+  /** The composition root's clock: deadlines, latencies, cooldowns. */
+  clock: Clock;
   allowedLanes: ReadonlySet<string>;
+  /** Every provider: the built-in ones and those the lanes config adds. */
+  catalog: ProviderCatalog;
   providers: ProviderRegistry;
   metrics: AiMetrics;
   logger: Logger;
@@ -61,8 +37,22 @@ export type AiRuntime = {
   /** Interval of SSE keep-alive comments. */
   keepAliveMs: number;
   storedKeys: StoredKeyLookup;
-  usage: UsageSink;
-  budget: TokenBudget;
+  /** Where each request's record goes, durably, before its last byte. */
+  ledger: UsageLedger;
+  /**
+   * Paid lanes: resolves when the caller may use the lane (null: a media call
+   * without one), throws 402/503 otherwise (billing/billing.ts). Runs before
+   * the budget reservation and the provider call.
+   */
+  laneAccess: (userId: string, lane: string | null) => Promise<void>;
+  /** Token and cost budgets: reserve before the upstream call, settle after. */
+  budgets: Budgets;
+  /** `<provider>/<model>` -> price (lanes config `prices`). */
+  prices: PriceTable;
+  /** ISO 4217 code of every cost (AI_COST_CURRENCY). */
+  currency: string;
+  /** Completion tokens reserved for a chat request without max_tokens (AI_BUDGET_COMPLETION_ALLOWANCE). */
+  completionAllowance: number;
 };
 
 /** Who is calling, from the auth context. */

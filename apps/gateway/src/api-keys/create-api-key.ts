@@ -1,8 +1,8 @@
 import { type ApiKeyScope, type CreateApiKeyResponse, MAX_API_KEYS_PER_USER } from '@platform/contract';
 import { AppError } from '@platform/errors';
+import { generateApiKey, hashApiKey } from '../auth/api-key-hash';
 import type { AuthDeps } from '../auth/deps';
 import type { GatewayEnv } from '../env';
-import { generateApiKey, hashApiKey } from './hash';
 import { insertApiKeyWithinLimit } from './repo';
 
 /** Creates a key for the user; 400 `maximum_keys` when they already have 5 active ones. */

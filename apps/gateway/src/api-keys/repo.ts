@@ -2,17 +2,6 @@ import type { PrismaClient } from '../generated/prisma/client';
 
 type Db = Pick<PrismaClient, 'apiKey' | '$transaction' | '$queryRaw'>;
 
-/** What the hot path needs to authenticate a key. */
-export type ApiKeyRecord = { id: string; userId: string; scope: string; revoked: boolean };
-
-export async function findApiKeyByHash(prisma: Db, hash: string): Promise<ApiKeyRecord | null> {
-  const row = await prisma.apiKey.findUnique({
-    where: { hash },
-    select: { id: true, userId: true, scope: true, revokedAt: true },
-  });
-  return row ? { id: row.id, userId: row.userId, scope: row.scope, revoked: row.revokedAt !== null } : null;
-}
-
 export type NewApiKeyRow = { userId: string; name: string; scope: string; prefix: string; hash: string };
 
 export type StoredApiKey = {
@@ -77,17 +66,4 @@ export async function findOwnedApiKey(
 
 export async function markApiKeyRevoked(prisma: Db, keyId: string, at: Date): Promise<void> {
   await prisma.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: at } });
-}
-
-/** One statement per key, all in one transaction; never moves last_used_at backwards. */
-export async function writeLastUsed(prisma: Db, entries: { id: string; at: Date }[]): Promise<void> {
-  if (entries.length === 0) return;
-  await prisma.$transaction(
-    entries.map(({ id, at }) =>
-      prisma.apiKey.updateMany({
-        where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] },
-        data: { lastUsedAt: at },
-      }),
-    ),
-  );
 }

@@ -16,5 +16,5 @@ export async function revokeApiKey(
   if (!key) throw new AppError('api_key_not_found');
   if (key.revokedAt) return;
   await deps.apiKeys.announceRevocation(key.hash);
-  await markApiKeyRevoked(deps.prisma, key.id, deps.clock());
+  await markApiKeyRevoked(deps.prisma, key.id, new Date(deps.clock()));
 }

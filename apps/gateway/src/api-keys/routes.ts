@@ -7,8 +7,8 @@ import {
 import { jsonBody, parseRequestPart } from '@platform/service-kit';
 import { Router } from 'express';
 import { authenticate, requireAuthOf } from '../auth/api-key-auth';
+import { requireTrustedOrigin } from '../auth/csrf';
 import type { AuthDeps } from '../auth/deps';
-import { requireTrustedOrigin } from '../http/csrf';
 import { createApiKey } from './create-api-key';
 import { listApiKeys } from './list-api-keys';
 import { revokeApiKey } from './revoke-api-key';
@@ -20,17 +20,17 @@ export function createApiKeyRouter(deps: AuthDeps): Router {
   const csrf = requireTrustedOrigin(deps);
   const json = jsonBody('4kb');
 
-  router.post('/auth/api-keys', session, csrf, json, async (req, res) => {
+  router.post('/api/v1/auth/api-keys', session, csrf, json, async (req, res) => {
     const body = parseRequestPart(ZCreateApiKeyRequest, req.body);
     const created = await createApiKey(deps, { userId: requireAuthOf(res).userId, ...body });
     res.status(201).json(created);
   });
 
-  router.get('/auth/api-keys/list', session, async (_req, res) => {
+  router.get('/api/v1/auth/api-keys/list', session, async (_req, res) => {
     res.json({ keys: await listApiKeys(deps, requireAuthOf(res).userId) } satisfies ListApiKeysResponse);
   });
 
-  router.post('/auth/api-keys/revoke', session, csrf, json, async (req, res) => {
+  router.post('/api/v1/auth/api-keys/revoke', session, csrf, json, async (req, res) => {
     const body = parseRequestPart(ZRevokeApiKeyRequest, req.body);
     await revokeApiKey(deps, { userId: requireAuthOf(res).userId, keyId: body.key_id });
     res.json({ key_id: body.key_id, status: 'revoked' } satisfies RevokeApiKeyResponse);

@@ -1,6 +1,8 @@
 import { AppError } from '@platform/errors';
 import type { Request, RequestHandler, Response } from 'express';
+import type { ApiKeyVerifier } from './api-key-verifier';
 import type { AuthDeps } from './deps';
+import type { KeyGuessingGuard } from './key-guessing';
 import { resolveSession } from './sessions';
 import type { ApiKeyAuthContext, AuthContext } from './types';
 
@@ -27,24 +29,23 @@ function bearerToken(req: Request): string | undefined {
   return token === '' ? undefined : token;
 }
 
-/** Work to do for a valid key, e.g. the AI limits; its error (a 429) is the request's answer. */
-export type AlongsideCheck = (auth: ApiKeyAuthContext) => Promise<void>;
-
-async function verifyApiKey(
-  deps: AuthDeps,
+/**
+ * The answers around a key check: 503 when the store cannot say, 401 `invalid
+ * api key` for an unknown or revoked one, 429 instead once its address sent too
+ * many bad keys; a key that verifies passes whatever its address did. `check` is the lookup (`verify`, or key-and-limits.ts's).
+ */
+export async function verifyApiKey(
+  deps: { apiKeys: Pick<ApiKeyVerifier, 'verify'>; keyGuessing: KeyGuessingGuard },
   req: Request,
   key: string,
-  alongside?: AlongsideCheck,
+  check: (key: string) => Promise<ApiKeyAuthContext | null> = (k) => deps.apiKeys.verify(k),
 ): Promise<ApiKeyAuthContext> {
   const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
   const guard = deps.keyGuessing;
-  await guard.before(ip);
   let auth: ApiKeyAuthContext | null = null;
-  let extra: PromiseSettledResult<void> | null = null;
   if (key.length <= MAX_KEY_LENGTH) {
     try {
-      if (alongside) ({ auth, alongside: extra } = await deps.apiKeys.verifyAlongside(key, alongside));
-      else auth = await deps.apiKeys.verify(key);
+      auth = await check(key);
     } catch (cause) {
       // Fail closed but honestly: the store is down, the key is not necessarily bad.
       throw new AppError('service_unavailable', { cause });
@@ -54,8 +55,12 @@ async function verifyApiKey(
     await guard.failed(ip);
     throw new AppError('invalid_api_key');
   }
-  if (extra?.status === 'rejected') throw extra.reason;
   return auth;
+}
+
+/** The key a request presents: `x-api-key`, and with `bearer` also `Authorization: Bearer <key>`. */
+export function presentedApiKey(req: Request, opts: { bearer?: boolean }): string | undefined {
+  return apiKeyHeader(req) ?? (opts.bearer ? bearerToken(req) : undefined);
 }
 
 /**
@@ -63,19 +68,15 @@ async function verifyApiKey(
  * with `bearer` also `Authorization: Bearer <key>` (the OpenAI-compatible API;
  * `x-api-key` wins when both are sent). No key -> 401 `missing api key`;
  * unknown or revoked -> 401 `invalid api key`; else
- * `res.locals.auth = { kind: 'api_key', userId, apiKeyId, scope }`. With
- * `alongside` (the AI limits), that check runs for a valid key, together with
- * the revocation read when the key is cached, and its 429 is the answer.
- * No database write happens here; see docs/gateway-auth.md for the caching.
+ * `res.locals.auth = { kind: 'api_key', userId, apiKeyId, scope }`. The AI
+ * routes use requireApiKeyAndLimits (key-and-limits.ts) instead. No database
+ * write happens here; see docs/gateway-auth.md for the caching.
  */
-export function requireApiKey(
-  deps: AuthDeps,
-  opts: { bearer?: boolean; alongside?: AlongsideCheck } = {},
-): RequestHandler {
+export function requireApiKey(deps: AuthDeps, opts: { bearer?: boolean } = {}): RequestHandler {
   return async (req, res, next) => {
-    const key = apiKeyHeader(req) ?? (opts.bearer ? bearerToken(req) : undefined);
+    const key = presentedApiKey(req, opts);
     if (!key) throw new AppError('missing_api_key');
-    res.locals.auth = await verifyApiKey(deps, req, key, opts.alongside);
+    res.locals.auth = await verifyApiKey(deps, req, key);
     next();
   };
 }

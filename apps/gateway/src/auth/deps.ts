@@ -1,10 +1,10 @@
 import type { KeyValueStore } from '@platform/db';
 import type { Logger } from '@platform/logging';
-import type { ApiKeyVerifier } from '../api-keys/verifier';
+import type { Clock } from '../clock';
 import type { GatewayEnv } from '../env';
 import type { PrismaClient } from '../generated/prisma/client';
+import type { ApiKeyVerifier } from './api-key-verifier';
 import type { KeyGuessingGuard } from './key-guessing';
-import type { Clock } from './types';
 
 /** The part of GatewayDeps the identity code uses; built once in buildGatewayDeps. */
 export type AuthDeps = {

@@ -1,43 +1,25 @@
 import type { KeyValueStore } from '@platform/db';
-import { checkLimit, consumeLimit, type Limit } from '@platform/service-kit';
+import { consumeLimit, type Limit } from '@platform/service-kit';
 
 /**
- * Unknown or revoked API keys per client address and minute. Past it, every key
- * check from that address is refused with 429 before any lookup, so guessing
- * keys costs neither database queries nor cache entries.
+ * Unknown or revoked API keys per client address and minute. Past it, a bad key
+ * from that address is answered 429 instead of 401 until the minute is over. A
+ * key that verifies is never refused for it: behind one NAT (or one proxy with
+ * TRUST_PROXY_HOPS unset) a guesser must not lock its neighbours out, and keys
+ * carry 256 random bits, so letting a valid one through a throttled address
+ * gives a guesser nothing.
  */
 export const INVALID_KEY_LIMIT: Limit = { name: 'invalid-key:ip', max: 60, windowMs: 60_000 };
 
-/** Bounds the per-instance suspect list under a flood of addresses. */
-const MAX_SUSPECTS = 10_000;
-
 export type KeyGuessingGuard = {
-  /** Before a key lookup: 429 when this address is over the limit. */
-  before(ip: string): Promise<void>;
-  /** After a refused key: counts it; 429 instead of 401 once over the limit. */
+  /** After a refused key: counts it; 429 instead of 401 once the address is over the limit. */
   failed(ip: string): Promise<void>;
 };
 
-/**
- * Only addresses that sent a bad key within the window (remembered per
- * instance) read the shared counter before a lookup, so callers with good keys
- * pay no extra round trip on the hot path.
- */
-export function createKeyGuessingGuard(kv: KeyValueStore, now: () => number = Date.now): KeyGuessingGuard {
-  const suspects = new Map<string, number>();
+/** Only refused keys touch the shared counter: callers with good keys pay nothing on the hot path. */
+export function createKeyGuessingGuard(kv: KeyValueStore): KeyGuessingGuard {
   return {
-    async before(ip) {
-      const until = suspects.get(ip);
-      if (until === undefined) return;
-      if (until <= now()) {
-        suspects.delete(ip);
-        return;
-      }
-      await checkLimit(kv, INVALID_KEY_LIMIT, ip);
-    },
     async failed(ip) {
-      if (suspects.size >= MAX_SUSPECTS) suspects.clear();
-      suspects.set(ip, now() + INVALID_KEY_LIMIT.windowMs);
       await consumeLimit(kv, INVALID_KEY_LIMIT, ip);
     },
   };

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
+import type { Clock } from '../clock';
 import type { GatewayEnv } from '../env';
 import type { PrismaClient } from '../generated/prisma/client';
 import { clearSessionCookie, readCookie, setSessionCookie } from './cookies';
 import { extendSession, findLiveSession, insertSession, revokeSessionByHash } from './session-repo';
-import type { Clock, SessionAuthContext } from './types';
+import type { SessionAuthContext } from './types';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Expiry slides at most this often per session, so a busy session is not a write per request. */
@@ -36,7 +37,7 @@ export async function startSession(
 ): Promise<{ expiresAt: Date }> {
   // 256 bits from the CSPRNG; opaque, so revoking the row revokes the session.
   const token = randomBytes(32).toString('base64url');
-  const now = deps.clock();
+  const now = new Date(deps.clock());
   const expiresAt = new Date(now.getTime() + ttlMs(deps));
   await insertSession(deps.prisma, {
     userId,
@@ -61,7 +62,7 @@ export async function resolveSession(
 ): Promise<SessionAuthContext | undefined> {
   const token = readCookie(req, deps.env.SESSION_COOKIE_NAME);
   if (!token || token.length > MAX_TOKEN_LENGTH) return undefined;
-  const now = deps.clock();
+  const now = new Date(deps.clock());
   const row = await findLiveSession(deps.prisma, hashSessionToken(token), now);
   if (!row) return undefined;
   let expiresAt = row.expiresAt;
@@ -84,7 +85,7 @@ export async function resolveSession(
 export async function endSession(deps: SessionDeps, req: Request, res: Response): Promise<void> {
   const token = readCookie(req, deps.env.SESSION_COOKIE_NAME);
   if (token && token.length <= MAX_TOKEN_LENGTH) {
-    await revokeSessionByHash(deps.prisma, hashSessionToken(token), deps.clock());
+    await revokeSessionByHash(deps.prisma, hashSessionToken(token), new Date(deps.clock()));
   }
   clearSessionCookie(res, deps.env);
 }

@@ -1,8 +1,3 @@
-/** Current time; injected so tests can move it (code expiry, sliding sessions). */
-export type Clock = () => Date;
-
-export const systemClock: Clock = () => new Date();
-
 /** Who made the request, as set on `res.locals.auth` by the auth middleware. */
 export type AuthContext =
   | { kind: 'api_key'; userId: string; apiKeyId: string; scope: string }

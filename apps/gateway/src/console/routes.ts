@@ -2,6 +2,7 @@ import path from 'node:path';
 import { type GatewayConfigResponse, MAX_API_KEYS_PER_USER } from '@platform/contract';
 import { AppError } from '@platform/errors';
 import express, { type Response, Router } from 'express';
+import { readCookie } from '../auth/cookies';
 import type { GatewayDeps } from '../deps';
 
 /**
@@ -57,13 +58,22 @@ export function createConsoleRouter(deps: GatewayDeps): Router {
   const router = Router();
   const dir = resolveConsoleDir(deps.env.GATEWAY_CONSOLE_DIR);
   const mailDelivery = deps.mailer.kind;
+  const catalog = deps.ai.catalog;
+  const providers = catalog.names.map((provider) => ({
+    provider,
+    label: catalog.get(provider)?.label ?? provider,
+  }));
 
-  router.get('/api/v1/config', (_req, res) => {
+  router.get('/api/v1/config', (req, res) => {
+    // Varies with the cookie: never cached by anyone.
+    res.setHeader('Cache-Control', 'no-store');
     res.json({
       mail_delivery: mailDelivery,
       magic_link_ttl_minutes: deps.env.MAGIC_LINK_TTL_MINUTES,
       lanes: deps.env.AI_ALLOWED_LANES,
       max_api_keys: MAX_API_KEYS_PER_USER,
+      providers,
+      session_cookie: readCookie(req, deps.env.SESSION_COOKIE_NAME) !== undefined,
     } satisfies GatewayConfigResponse);
   });
 

@@ -18,3 +18,39 @@ export function createMailer(
   logger.warn('SMTP_URL unset: sign-in links are printed to stderr by the log mailer (development only)');
   return createLogMailer();
 }
+
+/**
+ * At start: says on the first screen when the SMTP server does not answer, so a
+ * sign-in that answers 202 while its mail cannot leave is not a silent failure.
+ * Names host and port only (the URL may hold a password). Never throws.
+ */
+export async function warnIfMailerUnreachable(
+  mailer: Mailer,
+  smtpUrl: string | undefined,
+  logger: Pick<Logger, 'warn'>,
+  timeoutMs = 5_000,
+): Promise<boolean> {
+  if (!mailer.verify || !smtpUrl) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    timer.unref();
+  });
+  let reason: string | undefined;
+  try {
+    const answer = await Promise.race([mailer.verify(), timedOut]);
+    if (answer === 'timeout') reason = `no answer within ${timeoutMs} ms`;
+    else if (!answer) reason = 'the server refused';
+  } catch (err) {
+    reason = (err as { code?: string }).code ?? (err as Error).message;
+  } finally {
+    clearTimeout(timer);
+  }
+  if (reason === undefined) return true;
+  const { hostname, port, protocol } = new URL(smtpUrl);
+  logger.warn(
+    { smtp_host: `${hostname}:${port || (protocol === 'smtps:' ? 465 : 587)}`, reason },
+    'SMTP_URL: the mail server does not answer, so sign-in e-mails will not arrive until it does (sign-in still answers 202)',
+  );
+  return false;
+}

@@ -6,6 +6,8 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 /** OpenAI's `code` where it has its own name for the same condition; other codes keep ours. */
 const OPENAI_CODES: Partial<Record<ErrorCode, string>> = {
   rate_limited: 'rate_limit_exceeded',
+  upstream_content_policy: 'content_policy_violation',
+  upstream_context_length: 'context_length_exceeded',
 };
 
 /** OpenAI's error `type` for a status: clients branch on the status, some also on this. */
@@ -17,7 +19,12 @@ function typeOf(status: number): string {
 }
 
 /** Errors whose message gains the first broken field, as OpenAI names the field in its text. */
-const FIELD_ERRORS: ReadonlySet<ErrorCode> = new Set(['deserialization_error', 'validation_failed']);
+const FIELD_ERRORS: ReadonlySet<ErrorCode> = new Set([
+  'deserialization_error',
+  'validation_failed',
+  // The provider's reason code (a plain identifier) in the message, as OpenAI's own refusals name theirs.
+  'upstream_content_policy',
+]);
 
 /**
  * The OpenAI-shaped body of one of our errors. The message is our public
@@ -37,12 +44,17 @@ export function toOpenAiErrorBody(err: AppError): OpenAiErrorBody {
   };
 }
 
-/** OpenAI's answer to a model that does not exist (also for a lane the key may not use). */
-export function modelNotFound(model: string): AppError {
+/**
+ * OpenAI's answer to a model that does not exist (also for a lane the key may
+ * not use), followed by the values that do work (`validModels`, from
+ * validModelsText), so a tool sending a wrong name learns the right ones.
+ */
+export function modelNotFound(model: string, validModels?: string): AppError {
   // Quoting the client's own value is safe; it is cut so the message stays short.
   const shown = model.length > 128 ? `${model.slice(0, 128)}...` : model;
+  const valid = validModels ? ` Valid models: ${validModels} (GET /v1/models).` : '';
   return new AppError('model_not_found', {
-    message: `The model \`${shown}\` does not exist or you do not have access to it.`,
+    message: `The model \`${shown}\` does not exist or you do not have access to it.${valid}`,
   });
 }
 

@@ -1,8 +1,8 @@
 import { AppError } from '@platform/errors';
 import { lanesConfig } from '../../test/support/lanes';
-import { parseLanesConfig } from '../ai/lanes';
+import { parseLanesConfig } from '../ai/config/lanes';
 import { toOpenAiErrorBody } from './errors';
-import { listModelIds, resolveModel } from './models';
+import { listModelIds, resolveModel, validModelsText } from './models';
 
 const config = parseLanesConfig(
   lanesConfig(
@@ -29,16 +29,63 @@ describe('resolveModel', () => {
     ['free/gpt-oss', { lane: 'free', model: 'gpt-oss' }],
     ['standard/openai/gpt-4o-mini', { lane: 'standard', model: 'openai/gpt-4o-mini' }],
     ['standard/gpt-4o-mini', { lane: 'standard', model: 'gpt-4o-mini' }],
+    // A plain model name: the first allowed lane listing that exact model.
+    ['llama', { lane: 'free', model: 'llama' }],
+    ['gpt-4o-mini', { lane: 'standard', model: 'gpt-4o-mini' }],
+    ['openai/gpt-4o-mini', { lane: 'standard', model: 'openai/gpt-4o-mini' }],
   ])('resolves %s', (value, expected) => {
     expect(resolveModel(rt, value)).toEqual(expected);
   });
 
-  it.each(['hidden', 'hidden/x', 'free/', 'free/llama/', 'freex', 'Free', 'llama', ''])(
+  it.each(['hidden', 'hidden/x', 'x', 'free/', 'free/llama/', 'freex', 'Free', 'Llama', 'gpt-4o', ''])(
     'refuses %j',
     (value) => {
       expect(resolveModel(rt, value)).toBeNull();
     },
   );
+
+  it('gives a plain name to the first lane of AI_ALLOWED_LANES that lists it, whatever the config order', () => {
+    const both = parseLanesConfig(
+      lanesConfig(
+        {
+          free: ['groq:llama', 'cerebras:gpt-oss', 'google:gemini'],
+          premium: ['openai:shared', 'openai:only-premium'],
+          standard: ['groq:shared'],
+        },
+        {
+          image: ['openai:dall-e-3'],
+          tts: ['openai:tts-1'],
+          music: ['elevenlabs:m'],
+          soundfx: ['elevenlabs:s'],
+        },
+      ),
+      ['standard', 'premium'],
+      'test',
+    );
+    const inOrder = (lanes: string[]) => ({ config: both, allowedLanes: new Set(lanes) });
+    expect(resolveModel(inOrder(['standard', 'premium']), 'shared')).toEqual({
+      lane: 'standard',
+      model: 'shared',
+    });
+    expect(resolveModel(inOrder(['premium', 'standard']), 'shared')).toEqual({
+      lane: 'premium',
+      model: 'shared',
+    });
+    // A lane not allowed on this instance is never chosen.
+    expect(resolveModel(inOrder(['standard']), 'only-premium')).toBeNull();
+  });
+
+  it('lists the valid names for a 404, cut to 24', () => {
+    expect(validModelsText(rt)).toBe(listModelIds(rt).join(', '));
+    const many = new Set(Array.from({ length: 30 }, (_, i) => `lane${i}`));
+    const big = {
+      config: { ...config, lanes: Object.fromEntries([...many].map((l) => [l, config.lanes.free])) },
+      allowedLanes: many,
+    };
+    const text = validModelsText(big as typeof rt);
+    expect(text.split(', ').length).toBe(25);
+    expect(text).toMatch(/, … \(120 in all\)$/);
+  });
 
   it('lists allowed lanes and their distinct models', () => {
     expect(listModelIds(rt)).toEqual([

@@ -7,10 +7,13 @@ export type ResolvedModel = { lane: string; model: string | undefined };
 const OWNER = 'gateway';
 
 /**
- * Resolves `free` or `free/llama-3.3-70b-versatile`. Models may contain `/`
- * themselves (`standard/openai/gpt-4o-mini`), so the lane is the allowed lane
- * name that prefixes the value, not the first segment. Null when no allowed
- * lane matches or the lane does not offer the model.
+ * Resolves `free`, `free/llama-3.3-70b-versatile`, or a plain model name as
+ * tools send it (`gpt-4o-mini`). Models may contain `/` themselves
+ * (`standard/openai/gpt-4o-mini`), so the lane is the allowed lane name that
+ * prefixes the value, not the first segment. A value naming no lane is looked
+ * up as a model: the first lane in AI_ALLOWED_LANES order whose targets list
+ * exactly that model serves it (so the rule never has two answers). Null when
+ * nothing matches, or the lane does not offer the model.
  */
 export function resolveModel(
   rt: Pick<AiRuntime, 'config' | 'allowedLanes'>,
@@ -25,7 +28,20 @@ export function resolveModel(
       if (config.targets.some((t) => t.model === model)) return { lane, model };
     }
   }
+  for (const lane of rt.allowedLanes) {
+    if (rt.config.lanes[lane]?.targets.some((t) => t.model === value)) return { lane, model: value };
+  }
   return null;
+}
+
+/** Most names a 404 lists; the rest are in `GET /v1/models`. */
+const MAX_LISTED = 24;
+
+/** The valid `model` values, for the text of a 404 (cut to MAX_LISTED). */
+export function validModelsText(rt: Pick<AiRuntime, 'config' | 'allowedLanes'>): string {
+  const ids = listModelIds(rt);
+  const shown = ids.slice(0, MAX_LISTED).join(', ');
+  return ids.length > MAX_LISTED ? `${shown}, … (${ids.length} in all)` : shown;
 }
 
 /** Every id `model` accepts: each allowed lane, then `<lane>/<model>` per model it offers. */

@@ -12,10 +12,11 @@ import { AppError } from '@platform/errors';
 import { parseRequestPart } from '@platform/service-kit';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { PreparedChat, UpstreamChatParams } from '../ai/chat-request';
-import { selectTargets, type Target } from '../ai/lanes';
+import { selectTargets, type Target } from '../ai/config/lanes';
+import { ANTHROPIC_REFUSED_PARAMS } from '../ai/providers/anthropic-translate';
 import type { AiRuntime } from '../ai/runtime';
 import { modelNotFound } from './errors';
-import { resolveModel } from './models';
+import { resolveModel, validModelsText } from './models';
 
 /** An OpenAI-format request turned into the shared chat input, plus how to answer it. */
 export type PreparedOpenAiChat = {
@@ -59,16 +60,20 @@ function usedParams(request: OpenAiChatRequest): OpenAiPassthroughParam[] {
 
 /**
  * Targets whose provider accepts every used parameter (lanes config
- * `providers.<name>.unsupported_params`). When none is left the request is
+ * `providers.<name>.unsupported_params`, plus what Anthropic has no equivalent
+ * for). When none is left the request is
  * refused with the parameter at fault rather than sent without it.
  */
 function targetsAccepting(
-  rt: Pick<AiRuntime, 'config'>,
+  rt: Pick<AiRuntime, 'config' | 'catalog'>,
   targets: readonly Target[],
   used: readonly OpenAiPassthroughParam[],
   model: string,
 ): readonly Target[] {
-  const refused = (t: Target) => rt.config.providers[t.provider]?.unsupported_params ?? [];
+  const refused = (t: Target): readonly OpenAiPassthroughParam[] => [
+    ...(rt.config.providers[t.provider]?.unsupported_params ?? []),
+    ...(rt.catalog.get(t.provider)?.api === 'anthropic' ? ANTHROPIC_REFUSED_PARAMS : []),
+  ];
   const accepting = targets.filter((t) => !used.some((p) => refused(t).includes(p)));
   if (accepting.length > 0) return accepting;
   const param = used.find((p) => targets.some((t) => refused(t).includes(p))) ?? used[0] ?? 'model';
@@ -96,14 +101,14 @@ function upstreamParams(
  * then the native chat rules and the providers' parameter support.
  */
 export function prepareOpenAiChat(
-  rt: Pick<AiRuntime, 'config' | 'allowedLanes'>,
+  rt: Pick<AiRuntime, 'config' | 'allowedLanes' | 'catalog'>,
   body: unknown,
   projectHeader: string | undefined,
 ): PreparedOpenAiChat {
   refuseUnknownFields(body);
   const request = parseRequestPart(ZOpenAiChatRequest, body);
   const resolved = resolveModel(rt, request.model);
-  if (!resolved) throw modelNotFound(request.model);
+  if (!resolved) throw modelNotFound(request.model, validModelsText(rt));
   const projectId = projectHeader ?? OPENAI_DEFAULT_PROJECT_ID;
   const maxTokens = Math.max(request.max_tokens ?? 0, request.max_completion_tokens ?? 0);
   const violation = checkChatRules(
@@ -118,7 +123,7 @@ export function prepareOpenAiChat(
   );
   if (violation) throw new AppError(violation);
   const laneTargets = selectTargets(rt.config.lanes[resolved.lane]?.targets ?? [], resolved.model);
-  if (!laneTargets) throw modelNotFound(request.model);
+  if (!laneTargets) throw modelNotFound(request.model, validModelsText(rt));
   const used = usedParams(request);
   return {
     chat: {

@@ -1,6 +1,6 @@
 import { AppError } from '@platform/errors';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import type { StreamFormat } from '../ai/stream';
+import type { StreamFormat } from '../ai/streaming/relay';
 import type { CompletionIdentity } from './create-chat-completion';
 import { toOpenAiErrorBody } from './errors';
 

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { MasterKeyRing } from './crypto';
 import type { StoredKeyCache } from './stored-key-cache';
@@ -8,4 +9,5 @@ export type ProviderKeyDeps = {
   /** null when PROVIDER_KEYS_MASTER_KEYS is unset: keys can be listed and deleted, not stored or used. */
   masterKeys: MasterKeyRing | null;
   storedKeys: StoredKeyCache;
+  clock: Clock;
 };

@@ -7,7 +7,7 @@ export type ProviderKeyRow = SealedKey & { provider: string; last4: string; crea
 /** Stores or replaces the key of one provider; a replacement counts as newly created. */
 export async function upsertProviderKey(
   prisma: PrismaClient,
-  row: { userId: string; provider: string; last4: string; sealed: SealedKey },
+  row: { userId: string; provider: string; last4: string; sealed: SealedKey; at: Date },
 ): Promise<{ createdAt: Date }> {
   const data = {
     masterKeyId: row.sealed.masterKeyId,
@@ -18,8 +18,8 @@ export async function upsertProviderKey(
   };
   return prisma.providerKey.upsert({
     where: { userId_provider: { userId: row.userId, provider: row.provider } },
-    create: { userId: row.userId, provider: row.provider, ...data },
-    update: { ...data, createdAt: new Date() },
+    create: { userId: row.userId, provider: row.provider, ...data, createdAt: row.at },
+    update: { ...data, createdAt: row.at },
     select: { createdAt: true },
   });
 }

@@ -19,6 +19,7 @@ export async function storeProviderKey(
     provider,
     last4: key.slice(-4),
     sealed,
+    at: new Date(deps.clock()),
   });
   await deps.storedKeys.invalidate(userId);
   return toStoredProviderKey({ provider, createdAt, last4: key.slice(-4) });

@@ -1,6 +1,9 @@
 import type { KeyValueStore } from '@platform/db';
 import type { Logger } from '@platform/logging';
 import type { StoredKeys } from '../ai/runtime';
+import { createInvalidationChannel } from '../cache/invalidation';
+import { lruCache } from '../cache/lru';
+import type { Clock } from '../clock';
 import type { PrismaClient } from '../generated/prisma/client';
 import { type MasterKeyRing, openKey } from './crypto';
 import { findProviderKeys } from './repo';
@@ -22,20 +25,25 @@ export type StoredKeyCacheOptions = {
   logger: Logger;
   /** null when PROVIDER_KEYS_MASTER_KEYS is unset: nothing can be decrypted, so every lookup is empty. */
   masterKeys: MasterKeyRing | null;
+  clock: Clock;
   cacheTtlMs?: number;
   maxCachedUsers?: number;
 };
 
 export function createStoredKeyCache(opts: StoredKeyCacheOptions): StoredKeyCache {
-  const ttlMs = opts.cacheTtlMs ?? 30_000;
-  const maxUsers = opts.maxCachedUsers ?? 10_000;
-  const cache = new Map<string, { expiresAt: number; keys: Promise<StoredKeys> }>();
-  const unsubscribe = opts.kv
-    .subscribe(PROVIDER_KEYS_CHANNEL, (userId) => cache.delete(userId))
-    .catch((err: unknown) => {
-      opts.logger.error({ err }, 'provider key invalidation subscription failed; relying on cache TTL');
-      return async () => undefined;
-    });
+  // The promise is cached, so concurrent requests of one user share one query.
+  const cache = lruCache<string, Promise<StoredKeys>>({
+    max: opts.maxCachedUsers ?? 10_000,
+    ttlMs: opts.cacheTtlMs ?? 30_000,
+    clock: opts.clock,
+  });
+  const invalidation = createInvalidationChannel({
+    kv: opts.kv,
+    logger: opts.logger,
+    channel: PROVIDER_KEYS_CHANNEL,
+    drop: (userId) => cache.delete(userId),
+  });
+  invalidation.ensureSubscribed();
 
   const decryptAll = async (userId: string): Promise<StoredKeys> => {
     const ring = opts.masterKeys;
@@ -57,28 +65,23 @@ export function createStoredKeyCache(opts: StoredKeyCacheOptions): StoredKeyCach
 
   return {
     lookup(userId) {
-      const now = Date.now();
+      invalidation.ensureSubscribed();
       const hit = cache.get(userId);
-      if (hit && hit.expiresAt > now) return hit.keys;
-      if (cache.size >= maxUsers) cache.delete(cache.keys().next().value as string);
-      // The promise is cached, so concurrent requests of one user share one query.
+      if (hit) return hit;
       const keys = decryptAll(userId);
-      cache.set(userId, { expiresAt: now + ttlMs, keys });
-      keys.catch(() => cache.delete(userId));
+      cache.set(userId, keys);
+      keys.catch(() => {
+        if (cache.peek(userId) === keys) cache.delete(userId);
+      });
       return keys;
     },
     async invalidate(userId) {
       cache.delete(userId);
-      await opts.kv.publish(PROVIDER_KEYS_CHANNEL, userId).catch((err: unknown) => {
-        opts.logger.warn(
-          { err },
-          'provider key invalidation not broadcast; other instances use the cache TTL',
-        );
-      });
+      await invalidation.publish(userId);
     },
     async close() {
       cache.clear();
-      await (await unsubscribe)();
+      await invalidation.close();
     },
   };
 }

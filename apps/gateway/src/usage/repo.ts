@@ -1,8 +1,8 @@
 import type { UsageRow } from '@platform/contract';
-import type { UsageEvent } from '../ai/runtime';
 import type { PrismaClient } from '../generated/prisma/client';
+import type { LedgerRecord } from './record';
 
-const USAGE_COLUMNS = [
+const RECORD_COLUMNS = [
   'request_id',
   'user_id',
   'api_key_id',
@@ -14,94 +14,163 @@ const USAGE_COLUMNS = [
   'status',
   'prompt_tokens',
   'completion_tokens',
+  'cached_tokens',
+  'cache_write_tokens',
   'total_tokens',
+  'cost_micros',
+  'currency',
+  'estimated',
+  'byok',
   'latency_ms',
+  'created_at',
 ] as const;
+const CASTS = [
+  '::uuid',
+  '::uuid',
+  '::uuid',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '::int',
+  '::int',
+  '::int',
+  '::int',
+  '::int',
+  '::int',
+  '::bigint',
+  '',
+  '::boolean',
+  '::boolean',
+  '::int',
+  '::timestamptz',
+];
 
 /**
  * Postgres text cannot hold NUL; one client-chosen project_id with it would fail
- * the whole batch and lose every row in it. It is stored as U+FFFD, as UTF-8
- * encoding already stores a lone surrogate.
+ * the whole batch. It is stored as U+FFFD, as UTF-8 encoding already stores a
+ * lone surrogate.
  */
-function storable(value: unknown): unknown {
+export function storable(value: unknown): unknown {
   return typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value;
 }
 
+function valuesOf(r: LedgerRecord): unknown[] {
+  return [
+    r.requestId,
+    r.userId,
+    r.apiKeyId,
+    r.projectId,
+    r.endpoint,
+    r.lane,
+    r.provider,
+    r.model,
+    r.status,
+    r.promptTokens,
+    r.completionTokens,
+    r.cachedTokens,
+    r.cacheWriteTokens ?? 0,
+    r.totalTokens,
+    r.costMicros,
+    r.currency,
+    r.estimated,
+    r.byok,
+    Math.max(0, Math.round(r.latencyMs)),
+    new Date(r.createdAt).toISOString(),
+  ];
+}
+
 /**
- * One parameterised multi-row INSERT. Prisma's createMany costs ~0.4 ms of CPU
- * per row in its query compiler (113 ms for 300 rows, bench/src/usage-rows.ts);
- * this statement costs ~9 ms for the same batch. Values are always bound
- * parameters, never spliced into the SQL.
+ * Writes ledger records, each at most once, and adds the rows actually
+ * inserted to their daily sums, in one statement (so one transaction): a
+ * replayed batch (a worker killed after the commit, before its XACK) inserts
+ * nothing and adds nothing. Every row carries the writing transaction's id,
+ * which the feed's cursor needs. Values are bound parameters, never SQL.
+ * Returns how many rows were new.
  */
-export async function insertUsageRows(prisma: PrismaClient, rows: UsageEvent[]): Promise<void> {
-  if (rows.length === 0) return;
+export async function insertLedgerRecords(
+  prisma: PrismaClient,
+  records: readonly LedgerRecord[],
+): Promise<number> {
+  if (records.length === 0) return 0;
   const params: unknown[] = [];
-  const tuples = rows.map((r) => {
-    const values = [
-      r.requestId,
-      r.userId,
-      r.apiKeyId,
-      r.projectId,
-      r.endpoint,
-      r.lane,
-      r.provider,
-      r.model,
-      r.status,
-      r.promptTokens,
-      r.completionTokens,
-      r.totalTokens,
-      r.latencyMs,
-    ];
-    return `(${values.map((v) => `$${params.push(storable(v))}`).join(',')})`;
+  const tuples = records.map((r) => {
+    const cells = valuesOf(r).map((v, i) => `$${params.push(storable(v))}${CASTS[i]}`);
+    return `(${cells.join(',')},pg_current_xact_id()::text::bigint)`;
   });
-  await prisma.$executeRawUnsafe(
-    `INSERT INTO usage_records (${USAGE_COLUMNS.join(',')}) VALUES ${tuples.join(',')}`,
+  const [result] = await prisma.$queryRawUnsafe<{ inserted: number }[]>(
+    `WITH ins AS (
+       INSERT INTO usage_records (${RECORD_COLUMNS.join(',')},xid) VALUES ${tuples.join(',')}
+       ON CONFLICT (request_id) DO NOTHING
+       RETURNING *
+     ), sums AS (
+       INSERT INTO usage_daily (user_id, day, project_id, api_key_id, lane, provider, model, byok, currency,
+                                requests, errors, estimated, prompt_tokens, completion_tokens, cached_tokens,
+                                total_tokens, cost_micros)
+       SELECT user_id, (created_at AT TIME ZONE 'UTC')::date, project_id, coalesce(api_key_id::text, ''),
+              coalesce(lane, ''), coalesce(provider, ''), coalesce(model, ''), byok, currency,
+              count(*), count(*) FILTER (WHERE status >= 400), count(*) FILTER (WHERE estimated),
+              sum(prompt_tokens), sum(completion_tokens), sum(cached_tokens), sum(total_tokens), sum(cost_micros)
+         FROM ins
+        GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+       ON CONFLICT (user_id, day, project_id, api_key_id, lane, provider, model, byok, currency) DO UPDATE SET
+         requests = usage_daily.requests + excluded.requests,
+         errors = usage_daily.errors + excluded.errors,
+         estimated = usage_daily.estimated + excluded.estimated,
+         prompt_tokens = usage_daily.prompt_tokens + excluded.prompt_tokens,
+         completion_tokens = usage_daily.completion_tokens + excluded.completion_tokens,
+         cached_tokens = usage_daily.cached_tokens + excluded.cached_tokens,
+         total_tokens = usage_daily.total_tokens + excluded.total_tokens,
+         cost_micros = usage_daily.cost_micros + excluded.cost_micros
+     )
+     SELECT count(*)::int AS inserted FROM ins`,
     ...params,
   );
+  return Number(result?.inserted ?? 0);
 }
 
 type SummaryRow = {
   project_id: string;
   day: string;
-  lane: string | null;
-  model: string | null;
+  lane: string;
+  provider: string;
+  model: string;
+  api_key_id: string;
+  byok: boolean;
+  currency: string;
   requests: bigint | number;
-  prompt_tokens: bigint | number | null;
-  completion_tokens: bigint | number | null;
-  total_tokens: bigint | number | null;
   errors: bigint | number;
+  prompt_tokens: bigint | number;
+  completion_tokens: bigint | number;
+  cached_tokens: bigint | number;
+  total_tokens: bigint | number;
+  cost_micros: bigint | number;
 };
+
+const orNull = (s: string) => (s === '' ? null : s);
 
 /**
  * Usage of one user per project and UTC day in [from, to] (inclusive days),
- * ordered by day then project, each split by lane and model (most tokens
- * first). Errors are requests answered with 4xx/5xx (499: the client went away).
+ * from the daily sums (never the raw records), ordered by day then project,
+ * each split by lane and model (most tokens first) and by API key. Errors
+ * are requests answered with 4xx/5xx (499: the client went away).
  */
 export async function summariseUsage(
   prisma: PrismaClient,
-  query: { userId: string; from: string; to: string; projectId?: string | undefined },
+  query: { userId: string; from: string; to: string; projectId?: string | undefined; currency: string },
 ): Promise<UsageRow[]> {
-  const start = new Date(`${query.from}T00:00:00.000Z`);
-  const end = new Date(Date.parse(`${query.to}T00:00:00.000Z`) + 86_400_000);
-  // Stored as written by insertUsageRows (NUL as U+FFFD), so the filter finds it.
+  // Stored as written by insertLedgerRecords (NUL as U+FFFD), so the filter finds it.
   const projectId = (storable(query.projectId) as string | undefined) ?? null;
   const rows = await prisma.$queryRaw<SummaryRow[]>`
-    SELECT project_id,
-           to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-           lane,
-           model,
-           count(*) AS requests,
-           sum(prompt_tokens) AS prompt_tokens,
-           sum(completion_tokens) AS completion_tokens,
-           sum(total_tokens) AS total_tokens,
-           count(*) FILTER (WHERE status >= 400) AS errors
-      FROM usage_records
+    SELECT project_id, to_char(day, 'YYYY-MM-DD') AS day, lane, provider, model, api_key_id, byok, currency,
+           requests, errors, prompt_tokens, completion_tokens, cached_tokens, total_tokens, cost_micros
+      FROM usage_daily
      WHERE user_id = ${query.userId}::uuid
-       AND created_at >= ${start}
-       AND created_at < ${end}
+       AND day >= ${query.from}::date
+       AND day <= ${query.to}::date
        AND (${projectId}::text IS NULL OR project_id = ${projectId}::text)
-     GROUP BY 1, 2, 3, 4
-     ORDER BY 2, 1, 8 DESC, 3, 4`;
+     ORDER BY day, project_id, total_tokens DESC, lane, model`;
   const byProjectDay = new Map<string, UsageRow>();
   for (const r of rows) {
     const key = `${r.day}\n${r.project_id}`;
@@ -113,21 +182,57 @@ export async function summariseUsage(
         requests: 0,
         prompt_tokens: 0,
         completion_tokens: 0,
+        cached_tokens: 0,
         total_tokens: 0,
         errors: 0,
+        cost_micros: 0,
+        byok_cost_micros: 0,
+        currency: query.currency,
         models: [],
+        keys: [],
       };
       byProjectDay.set(key, row);
     }
     const requests = Number(r.requests);
-    const totalTokens = Number(r.total_tokens ?? 0);
+    const totalTokens = Number(r.total_tokens);
+    const cost = Number(r.cost_micros);
     row.requests += requests;
-    row.prompt_tokens += Number(r.prompt_tokens ?? 0);
-    row.completion_tokens += Number(r.completion_tokens ?? 0);
+    row.prompt_tokens += Number(r.prompt_tokens);
+    row.completion_tokens += Number(r.completion_tokens);
+    row.cached_tokens += Number(r.cached_tokens);
     row.total_tokens += totalTokens;
     row.errors += Number(r.errors);
-    row.models.push({ lane: r.lane, model: r.model, requests, total_tokens: totalTokens });
+    row.cost_micros += cost;
+    if (r.byok) row.byok_cost_micros += cost;
+    const lane = orNull(r.lane);
+    const model = orNull(r.model);
+    const m = row.models.find((x) => x.lane === lane && x.model === model);
+    if (m) {
+      m.requests += requests;
+      m.total_tokens += totalTokens;
+      m.cost_micros += cost;
+    } else
+      row.models.push({
+        lane,
+        model,
+        provider: orNull(r.provider),
+        requests,
+        total_tokens: totalTokens,
+        cost_micros: cost,
+      });
+    const apiKeyId = orNull(r.api_key_id);
+    const k = row.keys.find((x) => x.api_key_id === apiKeyId);
+    if (k) {
+      k.requests += requests;
+      k.total_tokens += totalTokens;
+      k.cost_micros += cost;
+    } else row.keys.push({ api_key_id: apiKeyId, requests, total_tokens: totalTokens, cost_micros: cost });
   }
   // Map iteration keeps insertion order, which is the query's day-then-project order.
-  return [...byProjectDay.values()];
+  const out = [...byProjectDay.values()];
+  for (const row of out) {
+    row.models.sort((a, b) => b.total_tokens - a.total_tokens);
+    row.keys.sort((a, b) => b.total_tokens - a.total_tokens);
+  }
+  return out;
 }

@@ -8,7 +8,7 @@ import { findUserById } from './repo';
 /** `GET /api/v1/me`: the profile, by session cookie or x-api-key. */
 export function createUserRouter(deps: AuthDeps): Router {
   const router = Router();
-  router.get('/me', authenticate(deps, { allow: ['session', 'api_key'] }), async (_req, res) => {
+  router.get('/api/v1/me', authenticate(deps, { allow: ['session', 'api_key'] }), async (_req, res) => {
     const auth = requireAuthOf(res);
     const user = await findUserById(deps.prisma, auth.userId);
     if (!user) throw new AppError('missing_authentication');

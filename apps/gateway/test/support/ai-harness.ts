@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { KeyValueStore } from '@platform/db';
 import { createLogger, createMemoryDestination } from '@platform/logging';
 import {
+  type AnthropicFake,
   createTestDatabase,
   createTestKv,
   type ElevenLabsFake,
@@ -14,6 +15,7 @@ import {
   type OpenAIFake,
   type PrivateStorage,
   type RecordedRequest,
+  startAnthropicFake,
   startElevenLabsFake,
   startOpenAIFake,
 } from '@platform/testing';
@@ -23,7 +25,6 @@ import { insertSession } from '../../src/auth/session-repo';
 import { hashSessionToken } from '../../src/auth/sessions';
 import type { GatewayDeps } from '../../src/deps';
 import { PrismaClient } from '../../src/generated/prisma/client';
-import { createUsageRowWriter, type UsageRowWriter } from '../../src/usage/usage-row-writer';
 import { upsertUserByEmail } from '../../src/users/repo';
 import { GATEWAY_MIGRATIONS_DIR, type GatewayInstance, startGatewayInstance } from './gateway-app';
 import { lanesConfig } from './lanes';
@@ -38,6 +39,7 @@ export const SERVER_KEYS = {
   CEREBRAS_API_KEY: 'sk-server-cerebras-0003',
   GOOGLE_API_KEY: 'sk-server-google-0004',
   OPENAI_API_KEY: 'sk-server-openai-0005',
+  ANTHROPIC_API_KEY: 'sk-ant-server-0007',
   ELEVENLABS_API_KEY: 'xi-server-elevenlabs-0006',
 } as const;
 
@@ -45,19 +47,27 @@ export const SERVER_KEYS = {
  * Lanes for tests: one distinct model per target, so the fake can be scripted
  * per target with `setFor(model, ...)`.
  */
-export const TEST_LANES = lanesConfig(
-  {
-    free: ['groq:free-a', 'cerebras:free-b', 'google:free-c'],
-    standard: ['openai:std-1', 'openrouter:std-2'],
-    premium: ['openai:prem-1'],
+export const TEST_LANES = {
+  ...lanesConfig(
+    {
+      free: ['groq:free-a', 'cerebras:free-b', 'google:free-c'],
+      standard: ['openai:std-1', 'openrouter:std-2'],
+      premium: ['openai:prem-1'],
+    },
+    {
+      image: ['openai:dall-e-3', 'openrouter:img-2'],
+      tts: ['openai:tts-1'],
+      music: ['elevenlabs:music_v1'],
+      soundfx: ['elevenlabs:sfx_v2'],
+    },
+  ),
+  /** Prices per million tokens = micro-units per token: costs in tests are small whole numbers. */
+  prices: {
+    'groq/free-a': { input: 1, output: 2, cached_input: 0.5 },
+    'cerebras/free-b': { input: 1, output: 2 },
+    'google/free-c': { input: 1, output: 2 },
   },
-  {
-    image: ['openai:dall-e-3', 'openrouter:img-2'],
-    tts: ['openai:tts-1'],
-    music: ['elevenlabs:music_v1'],
-    soundfx: ['elevenlabs:sfx_v2'],
-  },
-);
+};
 
 /** A JSON file in a fresh temp folder; returns its path. */
 export function writeTempJson(name: string, value: unknown): string {
@@ -76,6 +86,7 @@ export function baseUrlsFor(
   openaiBase: string,
   elevenlabsBase: string,
   overrides: Record<string, string> = {},
+  anthropicBase?: string,
 ): string {
   const urls: Record<string, string> = {
     openrouter: openaiBase,
@@ -84,6 +95,7 @@ export function baseUrlsFor(
     google: openaiBase,
     openai: openaiBase,
     elevenlabs: elevenlabsBase,
+    ...(anthropicBase ? { anthropic: anthropicBase } : {}),
     ...overrides,
   };
   return Object.entries(urls)
@@ -100,7 +112,10 @@ export type AiHarness = {
   kv: KeyValueStore;
   openai: OpenAIFake;
   elevenlabs: ElevenLabsFake;
-  usage: UsageRowWriter;
+  /** The Anthropic Messages fake, behind the `anthropic` provider. */
+  anthropic: AnthropicFake;
+  /** Every instance's ledger: flush() waits until all records so far are in Postgres. */
+  usage: { flush(): Promise<void> };
   logs: ReturnType<typeof createMemoryDestination>;
   /** A new user with an API key and a session cookie. */
   createCaller(): Promise<TestCaller>;
@@ -108,6 +123,8 @@ export type AiHarness = {
   resetFakes(): void;
   /** Requests the OpenAI-compatible fake received since the last resetFakes(). */
   openaiRequests(): RecordedRequest[];
+  /** Requests the Anthropic fake received since the last resetFakes(). */
+  anthropicRequests(): RecordedRequest[];
   /** Requests the ElevenLabs fake received since the last resetFakes(). */
   elevenlabsRequests(): RecordedRequest[];
   /** The OpenAI fake's waitForRequest/waitForAbort, limited to requests since the last resetFakes(). */
@@ -129,6 +146,7 @@ export async function startAiHarness(
 ): Promise<AiHarness> {
   const openai = await startOpenAIFake();
   const elevenlabs = await startElevenLabsFake();
+  const anthropic = await startAnthropicFake();
   const database = await createTestDatabase({
     migrationsDir: GATEWAY_MIGRATIONS_DIR,
     serverUrl: storage.databaseServerUrl,
@@ -137,10 +155,8 @@ export async function startAiHarness(
   const kv = createTestKv({ url: storage.redisUrl });
   const logs = createMemoryDestination();
   const logger = createLogger({ service: 'gateway', destination: logs, level: 'debug' });
-  // A long interval: tests flush explicitly, so rows appear exactly when a test expects them.
-  const usage = createUsageRowWriter({ prisma, logger, flushIntervalMs: 60_000 });
   const lanesFile = writeTempJson('lanes.json', TEST_LANES);
-  const baseUrls = baseUrlsFor(openai.baseURL, elevenlabs.url);
+  const baseUrls = baseUrlsFor(openai.baseURL, elevenlabs.url, {}, anthropic.apiBase);
 
   const instances: GatewayInstance[] = [];
   const startInstance = (env: Record<string, string>): GatewayInstance => {
@@ -161,14 +177,13 @@ export async function startAiHarness(
         ...envOverrides,
         ...env,
       },
-      { usageRows: usage },
     );
     instances.push(instance);
     return instance;
   };
   const { app, deps } = startInstance({});
   const servers: LoopbackServer[] = [];
-  let marks = { openai: 0, elevenlabs: 0 };
+  let marks = { openai: 0, elevenlabs: 0, anthropic: 0 };
 
   return {
     app,
@@ -177,14 +192,25 @@ export async function startAiHarness(
     kv,
     openai,
     elevenlabs,
-    usage,
+    anthropic,
+    usage: {
+      async flush() {
+        for (const instance of instances) await instance.deps.ledger.flush();
+      },
+    },
     logs,
     resetFakes() {
       openai.reset();
       elevenlabs.reset();
-      marks = { openai: openai.requests.length, elevenlabs: elevenlabs.requests.length };
+      anthropic.reset();
+      marks = {
+        openai: openai.requests.length,
+        elevenlabs: elevenlabs.requests.length,
+        anthropic: anthropic.requests.length,
+      };
     },
     openaiRequests: () => openai.requests.slice(marks.openai),
+    anthropicRequests: () => anthropic.requests.slice(marks.anthropic),
     elevenlabsRequests: () => elevenlabs.requests.slice(marks.elevenlabs),
     waitForOpenaiRequest: (predicate = () => true) =>
       openai.waitForRequest((r) => r.seq > marks.openai && predicate(r)),
@@ -221,6 +247,7 @@ export async function startAiHarness(
       await kv.close();
       await openai.close();
       await elevenlabs.close();
+      await anthropic.close();
     },
   };
 }

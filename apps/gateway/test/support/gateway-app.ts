@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { KeyValueStore } from '@platform/db';
 import type { Logger } from '@platform/logging';
 import type { Express } from 'express';
-import { loadLanesConfig } from '../../src/ai/lanes';
+import { loadLanesConfig } from '../../src/ai/config/lanes';
 import { createApp } from '../../src/app';
 import {
   buildGatewayDeps,

@@ -12,6 +12,7 @@ import {
 } from '@platform/testing';
 import type { Express } from 'express';
 import request from 'supertest';
+import type { Clock } from '../../src/clock';
 import type { GatewayDeps } from '../../src/deps';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import { GATEWAY_MIGRATIONS_DIR, type GatewayInstance, startGatewayInstance } from './gateway-app';
@@ -24,12 +25,12 @@ export const EVIL_ORIGIN = 'http://evil.test';
 export const SECRET = 'identity-test-secret-0123456789abcdef';
 
 /** A movable clock shared by every instance of the harness. */
-export type TestClock = { now: () => Date; advance(ms: number): void };
+export type TestClock = { now: Clock; advance(ms: number): void };
 
 function createClock(): TestClock {
   let current = Date.now();
   return {
-    now: () => new Date(current),
+    now: () => current,
     advance(ms) {
       current += ms;
     },

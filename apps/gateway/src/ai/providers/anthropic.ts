@@ -1,0 +1,163 @@
+import type { AnthropicMessageResponse } from '@platform/contract';
+import { Pool } from 'undici';
+import {
+  type AnthropicChunk,
+  type AnthropicEvent,
+  createEventTranslator,
+  toAnthropicRequest,
+  toChatCompletion,
+} from './anthropic-translate';
+import type { ChatUpstream, NativeRequest } from './openai-chat';
+import { UpstreamHttpError, UpstreamProtocolError } from './upstream-errors';
+
+/**
+ * The API version this client speaks (`anthropic-version`). The event and
+ * message shapes in anthropic-translate.ts are those of this version.
+ */
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/** Only a backstop: the fallback's timer and the stream idle timer act first. */
+const BACKSTOP_MS = 10 * 60_000;
+const MAX_ERROR_BODY = 64 * 1024;
+
+type Body = AsyncIterable<Buffer | string> & {
+  json(): Promise<unknown>;
+  setEncoding(encoding: 'utf8'): void;
+  destroy(err?: Error): void;
+};
+
+async function drainError(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  body: Body,
+) {
+  let size = 0;
+  try {
+    for await (const piece of body) {
+      size += piece.length;
+      if (size > MAX_ERROR_BODY) {
+        body.destroy();
+        break;
+      }
+    }
+  } catch {
+    // The status is what matters.
+  }
+  const retryAfter = headers['retry-after'];
+  return new UpstreamHttpError(status, typeof retryAfter === 'string' ? retryAfter : null);
+}
+
+/**
+ * Anthropic's server-sent events: `event:` and `data:` lines; the JSON of
+ * `data` carries its own `type`, which is what is read. An `error` event
+ * (overloaded mid-stream) fails the stream like a broken connection.
+ */
+async function* readEvents(body: Body): AsyncGenerator<AnthropicEvent> {
+  body.setEncoding('utf8');
+  let rest = '';
+  try {
+    for await (const piece of body) {
+      const text = rest + piece;
+      let start = 0;
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+        const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+        const lineStart = start;
+        start = nl + 1;
+        if (!text.startsWith('data:', lineStart)) continue;
+        const data = text.slice(text.charCodeAt(lineStart + 5) === 32 ? lineStart + 6 : lineStart + 5, end);
+        let event: AnthropicEvent;
+        try {
+          event = JSON.parse(data) as AnthropicEvent;
+        } catch {
+          throw new UpstreamProtocolError('unreadable stream event');
+        }
+        if (typeof event?.type !== 'string') throw new UpstreamProtocolError('stream event without a type');
+        if (event.type === 'error') throw new UpstreamProtocolError('error event in stream');
+        yield event;
+        // Done: not waiting for the body's end keeps a server that holds the
+        // connection open from turning a finished answer into an idle timeout
+        // (the socket is closed rather than reused; a stream is long anyway).
+        if (event.type === 'message_stop') return;
+      }
+      rest = text.slice(start);
+    }
+  } finally {
+    // Stopped early (error, abort, or the caller gave up): the connection is not reused.
+    body.destroy();
+  }
+}
+
+function isMessage(value: unknown): value is AnthropicMessageResponse {
+  const v = value as AnthropicMessageResponse | null;
+  return typeof v === 'object' && v !== null && v.type === 'message' && Array.isArray(v.content);
+}
+
+/**
+ * The chat client of Anthropic's Messages API (`POST {baseUrl}/messages`,
+ * `x-api-key`, `anthropic-version`), behind the same face as the
+ * OpenAI-compatible client so lanes, fallback, breaker, deadline and
+ * accounting treat it alike. A request that came in as Anthropic messages
+ * (`native`) goes as sent, only `model` set to the target's; any other is
+ * translated from the chat shape. Answers come back in the chat shape with
+ * the Anthropic original attached (`anthropic`), so /v1/messages can pass
+ * them on untouched.
+ */
+export function createAnthropicUpstream(baseUrl: string, apiKey: string): ChatUpstream {
+  const url = new URL(baseUrl);
+  const path = `${url.pathname.replace(/\/+$/, '')}/messages`;
+  const pool = new Pool(url.origin, {
+    connections: null,
+    keepAliveTimeout: 30_000,
+    headersTimeout: BACKSTOP_MS,
+    bodyTimeout: BACKSTOP_MS,
+  });
+
+  const send = async (params: object, signal: AbortSignal, stream: boolean, native?: NativeRequest) => {
+    const chat = params as Parameters<typeof toAnthropicRequest>[0];
+    const body = native
+      ? { ...native.body, model: chat.model, stream }
+      : { ...toAnthropicRequest(chat), ...(stream ? { stream: true } : {}) };
+    const res = await pool.request({
+      path,
+      method: 'POST',
+      headers: {
+        'x-api-key': apiKey,
+        'anthropic-version': ANTHROPIC_VERSION,
+        ...(native?.beta ? { 'anthropic-beta': native.beta } : {}),
+        'content-type': 'application/json',
+        accept: stream ? 'text/event-stream' : 'application/json',
+      },
+      body: JSON.stringify(body),
+      signal,
+    });
+    const resBody = res.body as unknown as Body;
+    if (res.statusCode < 200 || res.statusCode > 299)
+      throw await drainError(res.statusCode, res.headers, resBody);
+    return resBody;
+  };
+
+  return {
+    async complete(params, signal, native) {
+      const body = await send(params, signal, false, native);
+      let value: unknown;
+      try {
+        value = await body.json();
+      } catch (err) {
+        if (signal.aborted) throw err;
+        throw new UpstreamProtocolError('unreadable message');
+      }
+      if (!isMessage(value)) throw new UpstreamProtocolError('not a message');
+      return toChatCompletion(value);
+    },
+    // Its unreadable events fail the stream at once (readEvents); no onGarbled to tell.
+    async stream(params, signal, _onGarbled, native) {
+      const events = readEvents(await send(params, signal, true, native));
+      const translate = createEventTranslator();
+      async function* chunks(): AsyncGenerator<AnthropicChunk> {
+        for await (const event of events) yield translate(event);
+      }
+      return chunks();
+    },
+    close: () => pool.close(),
+  };
+}

@@ -1,0 +1,162 @@
+import {
+  classifyZodError,
+  exceedsCodePoints,
+  MAX_PROJECT_ID_LENGTH,
+  MEDIA_AUDIO_CONTENT_TYPES,
+  MPEG_AUDIO_CONTENT_TYPE,
+  ZImageRequest,
+  ZMusicRequest,
+  ZSoundFxRequest,
+  ZTtsRequest,
+} from '@platform/contract';
+import { AppError } from '@platform/errors';
+import { parseRequestPart, sendJson } from '@platform/service-kit';
+import { type RequestHandler, type Response, Router } from 'express';
+import type { z } from 'zod';
+import { logUpstream, runAccounted } from './accounting';
+import { completionUsage, runChatCompletion, toChatCompletionResponse } from './chat';
+import { prepareChat } from './chat-request';
+import type { MediaKind } from './config/lanes';
+import type { FallbackResult } from './fallback';
+import {
+  composeMusic,
+  generateImage,
+  generateSoundEffect,
+  type MediaCall,
+  selectMediaTargets,
+  synthesizeSpeech,
+} from './media';
+import type { AiRuntime } from './runtime';
+import { streamChat } from './streaming/relay';
+
+type MediaBody = { project_id: string; lane?: string | undefined; model?: string | undefined };
+
+/** Audio bytes as the body; the model that answered goes in `X-Model-Used`, as there is no JSON to carry it. */
+function sendAudio(res: Response, contentType: string, audio: Buffer, modelUsed: string): void {
+  res
+    .status(200)
+    .setHeader('Content-Type', contentType)
+    .setHeader('Content-Length', audio.length)
+    .setHeader('X-Model-Used', modelUsed)
+    .end(audio);
+}
+
+/**
+ * Contract validation with the chat endpoint's wording for the fields they
+ * share: a body of the right shape whose project_id or lane breaks the chat
+ * rule gets the same error as chat would give.
+ */
+function parseMediaRequest<S extends z.ZodType<MediaBody>>(schema: S, raw: unknown): z.infer<S> {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  if (classifyZodError(result.error) === 'validation_failed' && typeof raw === 'object' && raw !== null) {
+    const { project_id: projectId, lane } = raw as Record<string, unknown>;
+    if (lane === '') throw new AppError('lane_required');
+    if (projectId === '') throw new AppError('project_id_required');
+    if (typeof projectId === 'string' && exceedsCodePoints(projectId, MAX_PROJECT_ID_LENGTH)) {
+      throw new AppError('project_id_too_long');
+    }
+  }
+  return parseRequestPart(schema, raw);
+}
+
+/**
+ * One media route: validate with the contract (422 shape, 400 rules), pick
+ * the targets, call with fallback, record usage, answer.
+ */
+function mediaRoute<S extends z.ZodType<MediaBody>>(
+  rt: AiRuntime,
+  kind: MediaKind,
+  schema: S,
+  run: (body: z.infer<S>, call: MediaCall, res: Response) => Promise<FallbackResult<unknown>>,
+): RequestHandler {
+  return async (req, res) => {
+    const body = parseMediaRequest(schema, req.body);
+    const targets = selectMediaTargets(rt, kind, body);
+    const request = { projectId: body.project_id, endpoint: kind, lane: body.lane ?? null, targets };
+    await runAccounted(rt, res, request, async ({ storedKeys, clientSignal }) => {
+      const result = await run(body, { targets, storedKeys, clientSignal }, res);
+      logUpstream(res, result);
+      return { status: 200, target: result.target, usage: null };
+    });
+  };
+}
+
+/** `POST /api/v1/ai/image`, `/tts`, `/music`, `/soundfx`. */
+export function createMediaRouter(rt: AiRuntime, guards: RequestHandler[]): Router {
+  const router = Router();
+  router.post(
+    '/api/v1/ai/image',
+    ...guards,
+    mediaRoute(rt, 'image', ZImageRequest, async (body, call, res) => {
+      const { images, result } = await generateImage(rt, body, call);
+      res.json({ images, model_used: result.target.model });
+      return result;
+    }),
+  );
+  router.post(
+    '/api/v1/ai/tts',
+    ...guards,
+    mediaRoute(rt, 'tts', ZTtsRequest, async (body, call, res) => {
+      const { audio, result } = await synthesizeSpeech(rt, body, call);
+      sendAudio(res, MEDIA_AUDIO_CONTENT_TYPES[body.format], audio, result.target.model);
+      return result;
+    }),
+  );
+  router.post(
+    '/api/v1/ai/music',
+    ...guards,
+    mediaRoute(rt, 'music', ZMusicRequest, async (body, call, res) => {
+      const { audio, result } = await composeMusic(rt, body, call);
+      sendAudio(res, MPEG_AUDIO_CONTENT_TYPE, audio, result.target.model);
+      return result;
+    }),
+  );
+  router.post(
+    '/api/v1/ai/soundfx',
+    ...guards,
+    mediaRoute(rt, 'soundfx', ZSoundFxRequest, async (body, call, res) => {
+      const { audio, result } = await generateSoundEffect(rt, body, call);
+      sendAudio(res, MPEG_AUDIO_CONTENT_TYPE, audio, result.target.model);
+      return result;
+    }),
+  );
+  return router;
+}
+
+/**
+ * `POST /api/v1/ai/chat/completions` and `/api/v1/ai/chat/stream`. `guards` run first (API
+ * key, limits, body parser), so a request that is refused costs no parsing.
+ */
+export function createChatRouter(rt: AiRuntime, guards: RequestHandler[]): Router {
+  const router = Router();
+
+  router.post('/api/v1/ai/chat/completions', ...guards, async (req, res) => {
+    const prepared = prepareChat(rt, req.body);
+    const request = { projectId: prepared.projectId, endpoint: 'chat', lane: prepared.lane, chat: prepared };
+    await runAccounted(rt, res, request, async ({ storedKeys, clientSignal, finish }) => {
+      const result = await runChatCompletion(rt, prepared, storedKeys, clientSignal);
+      const response = toChatCompletionResponse(result);
+      logUpstream(res, result);
+      const outcome = { status: 200, ...completionUsage(prepared, result) };
+      await finish(outcome);
+      sendJson(res, response);
+      return outcome;
+    });
+  });
+
+  router.post('/api/v1/ai/chat/stream', ...guards, async (req, res) => {
+    const prepared = prepareChat(rt, req.body);
+    const request = {
+      projectId: prepared.projectId,
+      endpoint: 'stream',
+      lane: prepared.lane,
+      chat: prepared,
+    };
+    await runAccounted(rt, res, request, ({ storedKeys, clientSignal, requestId, finish }) =>
+      streamChat(rt, prepared, storedKeys, res, { clientSignal, requestId, finish }),
+    );
+  });
+
+  return router;
+}

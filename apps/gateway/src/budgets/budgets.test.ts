@@ -1,0 +1,104 @@
+import { isAppError } from '@platform/errors';
+import { createLogger, createMemoryDestination } from '@platform/logging';
+import { createBudgets } from './budgets';
+import { createMemoryCounterStore } from './counter-store-memory';
+import type { BudgetRule } from './rules';
+
+const logger = createLogger({ service: 'test', destination: createMemoryDestination() });
+const NOON = Date.UTC(2026, 10, 25, 12, 0, 0);
+
+function setup(defaults: { limit: number }[] = [{ limit: 100 }], rules: BudgetRule[] = []) {
+  let now = NOON;
+  const budgets = createBudgets({
+    store: createMemoryCounterStore(() => now),
+    defaults: defaults.map((d) => ({ scope: 'user', period: 'daily', unit: 'tokens', limit: d.limit })),
+    loadUserRules: async () => rules,
+    logger,
+    now: () => now,
+  });
+  return { budgets, setNow: (t: number) => (now = t) };
+}
+
+const ask = (over: Partial<Parameters<ReturnType<typeof createBudgets>['reserve']>[0]> = {}) => ({
+  userId: 'u1',
+  apiKeyId: 'k1',
+  projectId: 'p1',
+  promptTokens: 4,
+  completionTokens: 4,
+  price: undefined,
+  ...over,
+});
+
+describe('budgets (memory counters)', () => {
+  it('reserves before and settles to the actual afterwards', async () => {
+    const { budgets } = setup();
+    const r = await budgets.reserve(ask({ completionTokens: 20 }));
+    expect((await budgets.today('u1')).used).toBe(24);
+    await r.settle({ totalTokens: 10, costMicros: 0 });
+    expect((await budgets.today('u1')).used).toBe(10);
+    // A second settle changes nothing.
+    await r.settle({ totalTokens: 99, costMicros: 0 });
+    expect((await budgets.today('u1')).used).toBe(10);
+  });
+
+  it('requests in flight hold their share: a burst is refused once the budget is reserved', async () => {
+    const { budgets } = setup();
+    const results = await Promise.allSettled(Array.from({ length: 40 }, () => budgets.reserve(ask())));
+    const admitted = results.filter((r) => r.status === 'fulfilled');
+    // 8 tokens each against 100: twelve fit; the 4 left cannot hold a prompt of 4 and a completion token.
+    expect(admitted).toHaveLength(12);
+    expect((await budgets.today('u1')).used).toBe(96);
+    const refused = results.find((r) => r.status === 'rejected');
+    expect(refused?.status === 'rejected' && isAppError(refused.reason) && refused.reason.status).toBe(429);
+  });
+
+  it('caps the completion of a request admitted at the edge to what is left', async () => {
+    const { budgets } = setup();
+    await budgets.reserve(ask({ completionTokens: 86 })); // 90 reserved
+    const edge = await budgets.reserve(ask({ completionTokens: 4000 }));
+    // 10 tokens left, 4 of them the prompt: at most 6 completion tokens.
+    expect(edge.completionCap).toBe(6);
+  });
+
+  it('refuses a request whose prompt and one completion token do not fit in what is left', async () => {
+    const { budgets } = setup();
+    await budgets.reserve(ask({ completionTokens: 91 })); // 95 reserved, 5 left
+    await expect(budgets.reserve(ask({ promptTokens: 5, completionTokens: 100 }))).rejects.toMatchObject({
+      status: 429,
+    });
+    const edge = await budgets.reserve(ask({ promptTokens: 4, completionTokens: 100 }));
+    expect(edge.completionCap).toBe(1);
+    expect((await budgets.today('u1')).used).toBe(100);
+  });
+
+  it('refusal names the budget and waits until the window resets', async () => {
+    const { budgets } = setup([{ limit: 10 }]);
+    const r = await budgets.reserve(ask());
+    await r.settle({ totalTokens: 12, costMicros: 0 });
+    const err = await budgets.reserve(ask()).catch((e: unknown) => e);
+    expect(isAppError(err) && err.details).toEqual([
+      { path: 'budget.user.daily.tokens', message: 'daily tokens budget of user (10 tokens) is spent' },
+    ]);
+    expect(isAppError(err) && err.headers?.['Retry-After']).toBe(String(12 * 3600));
+  });
+
+  it("a user's own budget can only lower a default; project budgets are per project", async () => {
+    const rules: BudgetRule[] = [
+      { scope: 'user', subject: '', period: 'daily', unit: 'tokens', limit: 1000 },
+      { scope: 'project', subject: 'p1', period: 'monthly', unit: 'tokens', limit: 8 },
+    ];
+    const { budgets } = setup([{ limit: 100 }], rules);
+    expect((await budgets.today('u1')).budget).toBe(100);
+    await (await budgets.reserve(ask())).settle({ totalTokens: 8, costMicros: 0 });
+    await expect(budgets.reserve(ask())).rejects.toMatchObject({ status: 429 });
+    await expect(budgets.reserve(ask({ projectId: 'p2' }))).resolves.toBeDefined();
+  });
+
+  it('a new UTC day starts a new daily window', async () => {
+    const { budgets, setNow } = setup([{ limit: 10 }]);
+    await (await budgets.reserve(ask())).settle({ totalTokens: 10, costMicros: 0 });
+    await expect(budgets.reserve(ask())).rejects.toMatchObject({ status: 429 });
+    setNow(NOON + 86_400_000);
+    await expect(budgets.reserve(ask())).resolves.toBeDefined();
+  });
+});

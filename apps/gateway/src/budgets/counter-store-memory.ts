@@ -1,0 +1,49 @@
+import type { BudgetCounterStore } from './counter-store';
+import { reservedOf } from './counter-store';
+
+/** Budget counters in this process (embedded mode): the same rules as the Lua script, synchronously. */
+export function createMemoryCounterStore(now: () => number = Date.now): BudgetCounterStore {
+  const counters = new Map<string, { value: number; expiresAt: number }>();
+  const currentOf = (key: string) => {
+    const c = counters.get(key);
+    if (!c) return 0;
+    if (c.expiresAt <= now()) {
+      counters.delete(key);
+      return 0;
+    }
+    return c.value;
+  };
+  const add = (key: string, by: number, ttlMs: number) => {
+    const value = currentOf(key) + by;
+    const c = counters.get(key);
+    if (c) c.value = value;
+    else counters.set(key, { value, expiresAt: now() + ttlMs });
+  };
+  return {
+    async reserve(claims, minPpm) {
+      let ppm = 1_000_000;
+      let limiting = 0;
+      for (const [index, claim] of claims.entries()) {
+        const left = claim.limit - currentOf(claim.key);
+        if (left <= 0) return { ok: false, index };
+        if (claim.need > 0) {
+          const share = Math.floor((left * 1_000_000) / claim.need);
+          if (share < ppm) {
+            ppm = share;
+            limiting = index;
+          }
+        }
+      }
+      if (ppm < minPpm) return { ok: false, index: limiting };
+      ppm = Math.max(ppm, 1);
+      for (const claim of claims) add(claim.key, reservedOf(claim.need, ppm), claim.ttlMs);
+      return { ok: true, ppm };
+    },
+    async adjust(deltas) {
+      for (const d of deltas) add(d.key, d.by, d.ttlMs);
+    },
+    async read(keys) {
+      return keys.map(currentOf);
+    },
+  };
+}

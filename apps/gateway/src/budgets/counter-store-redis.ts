@@ -1,0 +1,91 @@
+import type { Redis } from 'ioredis';
+import { assertRedisReachable } from '../usage/redis-reachable';
+import type { BudgetCounterStore } from './counter-store';
+
+// ARGV: the smallest share admitted (ppm), then per counter: limit, need, ttl.
+// All or nothing, in one atomic step.
+const RESERVE_LUA = `
+local ppm = 1000000
+local limiting = 0
+for i = 1, #KEYS do
+  local used = tonumber(redis.call('GET', KEYS[i]) or '0')
+  local limit = tonumber(ARGV[i * 3 - 1])
+  local need = tonumber(ARGV[i * 3])
+  local left = limit - used
+  if left <= 0 then return {0, i - 1} end
+  if need > 0 then
+    local share = math.floor(left * 1000000 / need)
+    if share < ppm then
+      ppm = share
+      limiting = i - 1
+    end
+  end
+end
+if ppm < tonumber(ARGV[1]) then return {0, limiting} end
+if ppm < 1 then ppm = 1 end
+for i = 1, #KEYS do
+  local need = tonumber(ARGV[i * 3])
+  local take = math.ceil(need * ppm / 1000000)
+  redis.call('INCRBY', KEYS[i], take)
+  if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], ARGV[i * 3 + 1]) end
+end
+return {1, ppm}
+`;
+
+// ARGV per counter: delta, ttl.
+const ADJUST_LUA = `
+for i = 1, #KEYS do
+  redis.call('INCRBY', KEYS[i], ARGV[i * 2 - 1])
+  if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], ARGV[i * 2]) end
+end
+return 1
+`;
+
+type WithBudgetScripts = Redis & {
+  budgetReserve(n: number, ...args: (string | number)[]): Promise<[number, number]>;
+  budgetAdjust(n: number, ...args: (string | number)[]): Promise<number>;
+};
+
+/**
+ * Budget counters in Redis, shared by every instance; one script call per
+ * reserve and per settle (EVALSHA, auto-pipelined with what else the request
+ * sends in the same tick). Keys get the store's prefix.
+ */
+export function createRedisCounterStore(redis: Redis, prefix: string): BudgetCounterStore {
+  if (!('budgetReserve' in redis)) {
+    redis.defineCommand('budgetReserve', { lua: RESERVE_LUA });
+    redis.defineCommand('budgetAdjust', { lua: ADJUST_LUA });
+  }
+  const r = redis as WithBudgetScripts;
+  const k = (key: string) => prefix + key;
+  return {
+    async reserve(claims, minPpm) {
+      if (claims.length === 0) return { ok: true, ppm: 1_000_000 };
+      assertRedisReachable(redis);
+      const args = claims.flatMap((c) => [c.limit, Math.max(0, Math.ceil(c.need)), Math.ceil(c.ttlMs)]);
+      const [ok, value] = await r.budgetReserve(
+        claims.length,
+        ...claims.map((c) => k(c.key)),
+        Math.ceil(minPpm),
+        ...args,
+      );
+      return ok === 1 ? { ok: true, ppm: value } : { ok: false, index: value };
+    },
+    async adjust(deltas) {
+      const nonZero = deltas.filter((d) => d.by !== 0);
+      if (nonZero.length === 0) return;
+      assertRedisReachable(redis);
+      await r.budgetAdjust(
+        nonZero.length,
+        ...nonZero.map((d) => k(d.key)),
+        ...nonZero.flatMap((d) => [Math.round(d.by), Math.ceil(d.ttlMs)]),
+      );
+    },
+    async read(keys) {
+      if (keys.length === 0) return [];
+      assertRedisReachable(redis);
+      const values = await redis.mget(...keys.map(k));
+      return values.map((v) => Number(v ?? 0));
+    },
+  };
+}

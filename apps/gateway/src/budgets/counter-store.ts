@@ -1,0 +1,31 @@
+/** One counter a reservation touches: its limit and what this request needs. */
+export type CounterClaim = { key: string; limit: number; need: number; ttlMs: number };
+
+export type ReserveResult =
+  /** Reserved `ceil(need * ppm / 1e6)` on every counter. */
+  | { ok: true; ppm: number }
+  /** Counter `index` is at or over its limit, or has less left than `minPpm` of its need; nothing was reserved. */
+  | { ok: false; index: number };
+
+/**
+ * Budget counters, atomic across every instance. Two adapters: Redis (one Lua
+ * script per call) and memory (single process, same semantics).
+ */
+export type BudgetCounterStore = {
+  /**
+   * Refuses if any counter is at or over its limit; otherwise reserves on every
+   * counter the same share of its need: all of it, or less when a counter has
+   * less left (the smallest `left / need` over the counters, in millionths).
+   * A share below `minPpm` (what the prompt alone takes) refuses instead.
+   */
+  reserve(claims: readonly CounterClaim[], minPpm: number): Promise<ReserveResult>;
+  /** Adds `by` (negative to give back) to each counter; sets its expiry if it has none. */
+  adjust(deltas: readonly { key: string; by: number; ttlMs: number }[]): Promise<void>;
+  /** Current values (0 when absent). */
+  read(keys: readonly string[]): Promise<number[]>;
+};
+
+/** What a reserve with share `ppm` takes of `need`; both adapters and the settle use it. */
+export function reservedOf(need: number, ppm: number): number {
+  return Math.ceil((need * ppm) / 1_000_000);
+}

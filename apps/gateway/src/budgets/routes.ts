@@ -1,0 +1,92 @@
+import {
+  type Budget,
+  type ListBudgetsResponse,
+  type UsageTodayResponse,
+  ZBudgetId,
+  ZSetBudgetRequest,
+} from '@platform/contract';
+import { AppError } from '@platform/errors';
+import { jsonBody, parseRequestPart } from '@platform/service-kit';
+import { type RequestHandler, Router } from 'express';
+import { requireAuthOf } from '../auth/api-key-auth';
+import type { PrismaClient } from '../generated/prisma/client';
+import type { BudgetStatus, Budgets } from './budgets';
+import { deleteUserBudget, ownsApiKey, upsertUserBudget } from './repo';
+
+function toBudget(s: BudgetStatus): Budget {
+  return {
+    scope: s.scope,
+    subject: s.subject,
+    period: s.period,
+    unit: s.unit,
+    limit: s.limit,
+    source: s.source,
+    used: s.used,
+    resets_at: s.resetsAt.toISOString(),
+  };
+}
+
+/**
+ * `GET /api/v1/usage/today`: today's tokens against the daily token budget.
+ * `/api/v1/budgets`: list, set (PUT) and remove (DELETE) the caller's token
+ * and cost budgets. `csrf` checks the Origin of session-authenticated writes.
+ * A change applies at once on this instance and within the rules cache time
+ * (5 s) on the others.
+ */
+export function createBudgetRouter(opts: {
+  prisma: PrismaClient;
+  budgets: Budgets;
+  currency: string;
+  auth: RequestHandler;
+  csrf: RequestHandler;
+}): Router {
+  const router = Router();
+  // A budget reading, under /usage for the contract's sake.
+  router.get('/api/v1/usage/today', opts.auth, async (_req, res) => {
+    const today = await opts.budgets.today(requireAuthOf(res).userId);
+    res.json({
+      day: today.day,
+      total_tokens: today.used,
+      daily_token_budget: today.budget,
+      resets_at: today.resetsAt.toISOString(),
+    } satisfies UsageTodayResponse);
+  });
+  router.get('/api/v1/budgets', opts.auth, async (_req, res) => {
+    const budgets = await opts.budgets.list(requireAuthOf(res).userId);
+    res.json({
+      currency: opts.currency,
+      budgets: budgets.map(toBudget),
+      defaults: opts.budgets.defaults.map((d) => ({
+        scope: d.scope,
+        period: d.period,
+        unit: d.unit,
+        limit: d.limit,
+      })),
+    } satisfies ListBudgetsResponse);
+  });
+  router.put('/api/v1/budgets', opts.auth, opts.csrf, jsonBody('4kb'), async (req, res) => {
+    const rule = parseRequestPart(ZSetBudgetRequest, req.body);
+    const { userId } = requireAuthOf(res);
+    if (rule.scope === 'api_key' && !(await ownsApiKey(opts.prisma, userId, rule.subject)))
+      throw new AppError('api_key_not_found');
+    await upsertUserBudget(opts.prisma, userId, rule);
+    opts.budgets.invalidate(userId);
+    const shown = (await opts.budgets.list(userId)).find(
+      (b) =>
+        b.scope === rule.scope &&
+        b.subject === rule.subject &&
+        b.period === rule.period &&
+        b.unit === rule.unit,
+    );
+    if (!shown) throw new AppError('internal');
+    res.json(toBudget(shown));
+  });
+  router.delete('/api/v1/budgets', opts.auth, opts.csrf, async (req, res) => {
+    const id = parseRequestPart(ZBudgetId, req.query);
+    const { userId } = requireAuthOf(res);
+    if (!(await deleteUserBudget(opts.prisma, userId, id))) throw new AppError('not_found');
+    opts.budgets.invalidate(userId);
+    res.status(204).end();
+  });
+  return router;
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+export const BUDGET_SCOPES = ['user', 'api_key', 'project'] as const;
+export const BUDGET_PERIODS = ['daily', 'monthly'] as const;
+export const BUDGET_UNITS = ['tokens', 'cost'] as const;
+export type BudgetScope = (typeof BUDGET_SCOPES)[number];
+export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+/** `tokens`: total tokens; `cost`: micro-units of the configured currency. */
+export type BudgetUnit = (typeof BUDGET_UNITS)[number];
+
+/** Which budget: scope + subject (''/key id/project id) + period + unit. */
+export type BudgetId = { scope: BudgetScope; subject: string; period: BudgetPeriod; unit: BudgetUnit };
+export type BudgetRule = BudgetId & { limit: number };
+
+/** A server default: applies to every subject of its scope. */
+export type BudgetDefault = Omit<BudgetRule, 'subject'>;
+
+const DAY_MS = 86_400_000;
+
+/** The UTC window `at` falls in: its label (YYYY-MM-DD or YYYY-MM) and when it ends. */
+export function windowOf(period: BudgetPeriod, at: number): { label: string; endsAt: number } {
+  const d = new Date(at);
+  if (period === 'daily') {
+    const start = at - (at % DAY_MS);
+    return { label: d.toISOString().slice(0, 10), endsAt: start + DAY_MS };
+  }
+  return {
+    label: d.toISOString().slice(0, 7),
+    endsAt: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
+  };
+}
+
+/**
+ * The Redis counter of a budget's window. The user's daily tokens keep the
+ * key of the earlier daily budget (`budget:tokens:<user>:<day>`), so a rolling
+ * upgrade counts one day once. Project ids are per user, so the project key
+ * carries the user id (a fixed-length UUID: no ambiguity).
+ */
+export function counterKey(userId: string, id: BudgetId, label: string): string {
+  if (id.scope === 'user') return `budget:${id.unit}:${userId}:${label}`;
+  if (id.scope === 'api_key') return `budget:${id.unit}:key:${id.subject}:${label}`;
+  return `budget:${id.unit}:project:${userId}:${id.subject}:${label}`;
+}
+
+/** `scope.period.unit=limit` entries of AI_BUDGET_DEFAULTS. */
+const ZDefaultEntry = z
+  .string()
+  .regex(
+    /^(user|api_key|project)\.(daily|monthly)\.(tokens|cost)=\d{1,15}$/,
+    'must be scope.period.unit=limit',
+  );
+
+export function parseBudgetDefaults(entries: readonly string[]): BudgetDefault[] {
+  return entries.map((entry) => {
+    ZDefaultEntry.parse(entry);
+    const [path = '', limit = '0'] = entry.split('=');
+    const [scope, period, unit] = path.split('.') as [BudgetScope, BudgetPeriod, BudgetUnit];
+    return { scope, period, unit, limit: Number(limit) };
+  });
+}
+
+/** How a budget is named to a client (429 details, budget list). */
+export function describeBudget(id: BudgetId): string {
+  const subject =
+    id.scope === 'user' ? 'user' : `${id.scope === 'api_key' ? 'API key' : 'project'} ${id.subject}`;
+  return `${id.period} ${id.unit} budget of ${subject}`;
+}

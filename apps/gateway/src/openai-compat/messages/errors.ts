@@ -1,0 +1,48 @@
+import type { AnthropicErrorBody } from '@platform/contract';
+import { AppError, errorHandler } from '@platform/errors';
+import type { Logger } from '@platform/logging';
+import type { ErrorRequestHandler } from 'express';
+
+/** Anthropic's error `type` for a status, which its SDKs and Claude Code branch on. */
+export function anthropicErrorType(status: number): string {
+  switch (status) {
+    case 401:
+      return 'authentication_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 503:
+    case 529:
+      return 'overloaded_error';
+    default:
+      return status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
+}
+
+/**
+ * One of our errors in Anthropic's envelope. The message is our public one
+ * (never provider text); a validation error names the first broken field.
+ */
+export function toAnthropicErrorBody(err: AppError, requestId: string): AnthropicErrorBody {
+  const detail = err.details?.[0];
+  const message =
+    detail && (err.code === 'deserialization_error' || err.code === 'validation_failed')
+      ? `${err.publicMessage}: ${detail.path}: ${detail.message}`
+      : err.publicMessage;
+  return { type: 'error', error: { type: anthropicErrorType(err.status), message }, request_id: requestId };
+}
+
+/** The error handler of `POST /v1/messages`: the shared handler (statuses, Retry-After, logs) with Anthropic's body. */
+export function anthropicErrorHandler(opts: { logger: Logger }): ErrorRequestHandler {
+  return errorHandler({ logger: opts.logger, body: toAnthropicErrorBody });
+}
+
+/** A feature of the request that no target of the lane can serve (see docs/gateway-ai.md). */
+export function unsupportedFeature(param: string, message: string): AppError {
+  return new AppError('unsupported_parameter', { message, details: [{ path: param, message }] });
+}

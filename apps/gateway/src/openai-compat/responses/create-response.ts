@@ -1,0 +1,142 @@
+import type { ChatUsage, ResponsesRequest } from '@platform/contract';
+import type { ChatCompletion } from 'openai/resources/chat/completions';
+import { type CacheTokens, cacheTokensOf, runChatCompletion, toChatUsage } from '../../ai/chat';
+import type { PreparedChat } from '../../ai/chat-request';
+import type { FallbackResult } from '../../ai/fallback';
+import type { AiRuntime, StoredKeys } from '../../ai/runtime';
+
+/** What names an answer: our id (from the request id), its time, and the lane. */
+export type ResponseIdentity = { id: string; requestId: string; created: number; lane: string };
+
+export function responseIdentity(requestId: string, lane: string): ResponseIdentity {
+  return { id: `resp_${requestId}`, requestId, created: Math.floor(Date.now() / 1000), lane };
+}
+
+export type OutputItem = Record<string, unknown> & { type: string; id: string };
+
+export function messageItem(
+  who: ResponseIdentity,
+  text: string,
+  status: 'in_progress' | 'completed',
+): OutputItem {
+  return {
+    type: 'message',
+    id: `msg_${who.requestId}`,
+    status,
+    role: 'assistant',
+    content: status === 'completed' ? [outputText(text)] : [],
+  };
+}
+
+export function outputText(text: string) {
+  return { type: 'output_text', text, annotations: [], logprobs: [] };
+}
+
+export function functionCallItem(
+  who: ResponseIdentity,
+  index: number,
+  call: { id: string; name: string; arguments: string },
+  status: 'in_progress' | 'completed',
+): OutputItem {
+  return {
+    type: 'function_call',
+    id: `fc_${who.requestId}_${index}`,
+    call_id: call.id,
+    name: call.name,
+    arguments: call.arguments,
+    status,
+  };
+}
+
+/** Chat usage in the Responses format. */
+export function toResponsesUsage(usage: ChatUsage, cache: CacheTokens | null) {
+  return {
+    input_tokens: usage.prompt_tokens,
+    input_tokens_details: { cached_tokens: cache?.read ?? 0 },
+    output_tokens: usage.completion_tokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: usage.total_tokens,
+  };
+}
+
+/**
+ * The response object around `output`: what was asked echoed back, nothing
+ * stored (`store: false`), the model as `<lane>/<model>`.
+ */
+export function responseObject(
+  who: ResponseIdentity,
+  request: ResponsesRequest,
+  model: string,
+  fields: {
+    status: string;
+    output: OutputItem[];
+    usage: ReturnType<typeof toResponsesUsage> | null;
+    incomplete?: string;
+  },
+) {
+  return {
+    id: who.id,
+    object: 'response',
+    created_at: who.created,
+    status: fields.status,
+    background: false,
+    error: null,
+    incomplete_details: fields.incomplete ? { reason: fields.incomplete } : null,
+    instructions: request.instructions ?? null,
+    max_output_tokens: request.max_output_tokens ?? null,
+    model: `${who.lane}/${model}`,
+    output: fields.output,
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
+    previous_response_id: null,
+    store: false,
+    temperature: request.temperature ?? null,
+    text: { format: { type: 'text' } },
+    tool_choice: request.tool_choice ?? 'auto',
+    tools: request.tools ?? [],
+    top_p: request.top_p ?? null,
+    truncation: 'disabled',
+    usage: fields.usage,
+    metadata: request.metadata ?? {},
+  };
+}
+
+/** `incomplete` with its reason when the model hit the token limit; otherwise `completed`. */
+export function statusOf(finishReason: string | null | undefined): { status: string; incomplete?: string } {
+  return finishReason === 'length'
+    ? { status: 'incomplete', incomplete: 'max_output_tokens' }
+    : { status: 'completed' };
+}
+
+/** A chat completion as a Responses answer: a message item with the text, a function_call item per call. */
+export function toResponse(
+  completion: ChatCompletion,
+  model: string,
+  who: ResponseIdentity,
+  request: ResponsesRequest,
+) {
+  const choice = completion.choices[0];
+  const output: OutputItem[] = [];
+  if (choice?.message.content) output.push(messageItem(who, choice.message.content, 'completed'));
+  (choice?.message.tool_calls ?? []).forEach((call, i) => {
+    if (call.type === 'function')
+      output.push(functionCallItem(who, i, { id: call.id, ...call.function }, 'completed'));
+  });
+  return responseObject(who, request, model, {
+    ...statusOf(choice?.finish_reason),
+    output,
+    usage: toResponsesUsage(toChatUsage(completion.usage), cacheTokensOf(completion.usage)),
+  });
+}
+
+/** `POST /v1/responses` without `stream`. */
+export async function createResponse(
+  rt: AiRuntime,
+  prepared: PreparedChat,
+  storedKeys: StoredKeys,
+  clientSignal: AbortSignal,
+  who: ResponseIdentity,
+  request: ResponsesRequest,
+): Promise<{ response: ReturnType<typeof toResponse>; result: FallbackResult<ChatCompletion> }> {
+  const result = await runChatCompletion(rt, prepared, storedKeys, clientSignal);
+  return { response: toResponse(result.value, result.target.model, who, request), result };
+}

@@ -1,0 +1,148 @@
+import type { ResponsesRequest } from '@platform/contract';
+import { AppError } from '@platform/errors';
+import type { StreamFormat } from '../../ai/streaming/relay';
+import type { SseWriter } from '../../ai/streaming/sse-writer';
+import {
+  functionCallItem,
+  messageItem,
+  type OutputItem,
+  outputText,
+  type ResponseIdentity,
+  responseObject,
+  statusOf,
+  toResponsesUsage,
+} from './create-response';
+
+type OpenItem =
+  | { kind: 'text'; outputIndex: number; text: string }
+  | { kind: 'call'; outputIndex: number; callIndex: number; id: string; name: string; arguments: string };
+
+/**
+ * `stream: true` of `POST /v1/responses`: the Responses event sequence,
+ * every event named (`event:`) and numbered (`sequence_number`):
+ * `response.created`, `response.in_progress`, per output item
+ * `response.output_item.added`, its deltas (`response.output_text.delta`
+ * inside a content part, or `response.function_call_arguments.delta`), the
+ * matching `.done` events and `response.output_item.done`, then
+ * `response.completed` with the whole response and usage. A failure after
+ * the start ends with an `error` event, which the SDK raises.
+ */
+export function responsesStreamFormat(who: ResponseIdentity, request: ResponsesRequest): StreamFormat {
+  let sequence = 0;
+  let started = false;
+  let open: OpenItem | null = null;
+  const done: OutputItem[] = [];
+  const send = (sse: SseWriter, type: string, data: object) => {
+    const event = { type, sequence_number: sequence, ...data };
+    sequence += 1;
+    return sse.send(type, event);
+  };
+  const begin = (sse: SseWriter, model: string) => {
+    started = true;
+    const response = responseObject(who, request, model, { status: 'in_progress', output: [], usage: null });
+    send(sse, 'response.created', { response });
+    return send(sse, 'response.in_progress', { response });
+  };
+  const close = (sse: SseWriter) => {
+    if (!open) return undefined;
+    const item = open;
+    open = null;
+    if (item.kind === 'text') {
+      const base = {
+        item_id: messageItem(who, '', 'completed').id,
+        output_index: item.outputIndex,
+        content_index: 0,
+      };
+      send(sse, 'response.output_text.done', { ...base, text: item.text, logprobs: [] });
+      send(sse, 'response.content_part.done', { ...base, part: outputText(item.text) });
+      const final = messageItem(who, item.text, 'completed');
+      done.push(final);
+      return send(sse, 'response.output_item.done', { output_index: item.outputIndex, item: final });
+    }
+    const final = functionCallItem(who, item.callIndex, item, 'completed');
+    send(sse, 'response.function_call_arguments.done', {
+      item_id: final.id,
+      output_index: item.outputIndex,
+      name: item.name,
+      arguments: item.arguments,
+    });
+    done.push(final);
+    return send(sse, 'response.output_item.done', { output_index: item.outputIndex, item: final });
+  };
+
+  return {
+    chunk(sse, chunk, target) {
+      let wait: Promise<void> | undefined;
+      if (!started) wait = begin(sse, target.model);
+      const delta = chunk.choices[0]?.delta;
+      if (delta?.content) {
+        if (open?.kind !== 'text') {
+          close(sse);
+          open = { kind: 'text', outputIndex: done.length, text: '' };
+          const item = messageItem(who, '', 'in_progress');
+          send(sse, 'response.output_item.added', { output_index: open.outputIndex, item });
+          send(sse, 'response.content_part.added', {
+            item_id: item.id,
+            output_index: open.outputIndex,
+            content_index: 0,
+            part: outputText(''),
+          });
+        }
+        open.text += delta.content;
+        wait =
+          send(sse, 'response.output_text.delta', {
+            item_id: messageItem(who, '', 'completed').id,
+            output_index: open.outputIndex,
+            content_index: 0,
+            delta: delta.content,
+            logprobs: [],
+          }) ?? wait;
+      }
+      for (const call of delta?.tool_calls ?? []) {
+        if (open?.kind !== 'call' || open.callIndex !== call.index) {
+          close(sse);
+          const item: OpenItem = {
+            kind: 'call',
+            outputIndex: done.length,
+            callIndex: call.index,
+            id: call.id ?? `call_${call.index}`,
+            name: call.function?.name ?? '',
+            arguments: '',
+          };
+          open = item;
+          send(sse, 'response.output_item.added', {
+            output_index: item.outputIndex,
+            item: functionCallItem(who, item.callIndex, item, 'in_progress'),
+          });
+        }
+        const piece = call.function?.arguments;
+        if (piece && open.kind === 'call') {
+          open.arguments += piece;
+          wait =
+            send(sse, 'response.function_call_arguments.delta', {
+              item_id: functionCallItem(who, open.callIndex, open, 'in_progress').id,
+              output_index: open.outputIndex,
+              delta: piece,
+            }) ?? wait;
+        }
+      }
+      return wait;
+    },
+    async done(sse, end) {
+      if (!started) begin(sse, end.target.model);
+      close(sse);
+      const response = responseObject(who, request, end.target.model, {
+        ...statusOf(end.finishReason),
+        output: done,
+        usage: toResponsesUsage(end.usage, end.cache),
+      });
+      await send(sse, response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', {
+        response,
+      });
+    },
+    async error(sse, code) {
+      const err = new AppError(code);
+      await send(sse, 'error', { code, message: err.publicMessage, param: null });
+    },
+  };
+}

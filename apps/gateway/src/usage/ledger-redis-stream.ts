@@ -1,0 +1,185 @@
+import { hostname } from 'node:os';
+import type { Logger } from '@platform/logging';
+import type { Redis } from 'ioredis';
+import type { PrismaClient } from '../generated/prisma/client';
+import type { UsageLedger } from './ledger';
+import type { LedgerRecord } from './record';
+import { assertRedisReachable } from './redis-reachable';
+import { insertLedgerRecords } from './repo';
+
+export type RedisStreamLedgerOptions = {
+  /** The store's client (auto-pipelined): appends share its round trips with the budget settle. */
+  redis: Redis;
+  prisma: PrismaClient;
+  logger: Logger;
+  /** Stream key, with the store's prefix. */
+  streamKey: string;
+  group?: string;
+  /** Entries read per batch (one INSERT). */
+  batch?: number;
+  /** Entries pending this long at another consumer (a killed worker) are taken over. */
+  claimIdleMs?: number;
+  /** Wait after a failed Postgres write before the same batch is tried again. */
+  retryDelayMs?: number;
+};
+
+type Entry = [id: string, fields: string[] | null];
+
+function recordsOf(entries: Entry[], logger: Logger): LedgerRecord[] {
+  const out: LedgerRecord[] = [];
+  for (const [id, fields] of entries) {
+    // A pending entry deleted meanwhile comes back without fields: nothing to write.
+    if (!fields) continue;
+    const json = fields[fields.indexOf('r') + 1];
+    try {
+      out.push(JSON.parse(json ?? '') as LedgerRecord);
+    } catch {
+      // Only this code writes the stream; an unreadable entry is reported and acknowledged, never retried for ever.
+      logger.error({ entry: id }, 'usage ledger entry unreadable; skipped');
+    }
+  }
+  return out;
+}
+
+/**
+ * The ledger as a Redis stream (the durable point: one XADD, before the
+ * answer's last byte) drained by a consumer group, one consumer per process,
+ * into Postgres. A batch is inserted with ON CONFLICT (request_id) DO NOTHING
+ * (daily sums only for new rows, same statement), then XACK + XDEL. So:
+ * - Postgres down: entries stay in the stream (and in this consumer's pending
+ *   list), the batch is retried until it commits; nothing is dropped;
+ * - a worker killed between commit and XACK: its pending entries are claimed
+ *   (XAUTOCLAIM) by another consumer after `claimIdleMs` and replayed, which
+ *   inserts nothing twice;
+ * - the whole service killed: the stream keeps everything not yet
+ *   acknowledged, and the next start's consumers drain it.
+ */
+export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLedger & { start(): void } {
+  const { redis, prisma, logger, streamKey } = opts;
+  const group = opts.group ?? 'ledger';
+  const batch = opts.batch ?? 500;
+  const claimIdleMs = opts.claimIdleMs ?? 30_000;
+  const retryDelayMs = opts.retryDelayMs ?? 1000;
+  const consumer = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  // Blocking reads need their own connection; a longer command timeout than the block.
+  const reader = redis.duplicate({ commandTimeout: 10_000, enableAutoPipelining: false });
+  // Connection errors surface as failed reads (logged, retried); without a listener ioredis prints each one.
+  reader.on('error', () => {});
+  let closed = false;
+  let loop: Promise<void> | null = null;
+  let wake: (() => void) | null = null;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      t.unref();
+      wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+
+  const ensureGroup = async () => {
+    try {
+      await reader.xgroup('CREATE', streamKey, group, '0', 'MKSTREAM');
+    } catch (err) {
+      if (!(err instanceof Error && err.message.includes('BUSYGROUP'))) throw err;
+    }
+  };
+
+  /** Writes one batch to Postgres, then acknowledges and deletes it. Throws if Postgres refused. */
+  const commit = async (entries: Entry[]) => {
+    if (entries.length === 0) return;
+    await insertLedgerRecords(prisma, recordsOf(entries, logger));
+    const ids = entries.map(([id]) => id);
+    await reader
+      .multi()
+      .xack(streamKey, group, ...ids)
+      .xdel(streamKey, ...ids)
+      .exec();
+  };
+
+  const readOwn = async (from: string): Promise<Entry[]> => {
+    const res = (
+      from === '>'
+        ? await reader.xreadgroup(
+            'GROUP',
+            group,
+            consumer,
+            'COUNT',
+            batch,
+            'BLOCK',
+            1000,
+            'STREAMS',
+            streamKey,
+            from,
+          )
+        : await reader.xreadgroup('GROUP', group, consumer, 'COUNT', batch, 'STREAMS', streamKey, from)
+    ) as [string, Entry[]][] | null;
+    return res?.[0]?.[1] ?? [];
+  };
+
+  const claimAbandoned = async (): Promise<Entry[]> => {
+    const res = (await reader.xautoclaim(streamKey, group, consumer, claimIdleMs, '0', 'COUNT', batch)) as [
+      string,
+      Entry[],
+    ];
+    return res[1] ?? [];
+  };
+
+  const run = async () => {
+    let groupReady = false;
+    // After a failure our own pending entries come first ('0'), then new ones ('>').
+    let backlog = true;
+    let lastClaim = 0;
+    while (!closed) {
+      try {
+        if (!groupReady) {
+          await ensureGroup();
+          groupReady = true;
+        }
+        if (Date.now() - lastClaim >= claimIdleMs / 2) {
+          lastClaim = Date.now();
+          await commit(await claimAbandoned());
+        }
+        const entries = await readOwn(backlog ? '0' : '>');
+        if (backlog && entries.length === 0) backlog = false;
+        await commit(entries);
+      } catch (err) {
+        if (closed) break;
+        if (err instanceof Error && err.message.includes('NOGROUP')) groupReady = false;
+        backlog = true;
+        logger.error(
+          { err: err instanceof Error ? err.message : String(err) },
+          'usage ledger drain failed; retrying',
+        );
+        await sleep(retryDelayMs);
+      }
+    }
+  };
+
+  return {
+    start() {
+      loop ??= run();
+    },
+    async append(record) {
+      assertRedisReachable(redis);
+      await redis.xadd(streamKey, '*', 'r', JSON.stringify(record));
+    },
+    async flush(timeoutMs = 10_000) {
+      const until = Date.now() + timeoutMs;
+      while ((await redis.xlen(streamKey)) > 0) {
+        if (Date.now() > until) throw new Error('usage ledger not drained in time');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async close() {
+      closed = true;
+      (wake as (() => void) | null)?.();
+      // The batch in hand is finished (a blocked read ends within its BLOCK
+      // time); past 3 s the connection is cut and the batch is replayed later.
+      await Promise.race([loop?.catch(() => {}), new Promise((r) => setTimeout(r, 3000).unref())]);
+      reader.disconnect();
+      await loop?.catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openDatabase } from '@platform/db';
+
+/** The built service (`node dist/main.js`), for tests that kill or cluster it. Run `npm run build` first. */
+const APP_DIR = path.join(__dirname, '..', '..');
+const MAIN = path.join(APP_DIR, 'dist', 'main.js');
+
+export function assertBuilt(): void {
+  if (!fs.existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
+}
+
+export type Service = {
+  child: ChildProcess;
+  lines(): { msg: string; pid: number }[];
+  output(): string;
+  exited: Promise<unknown>;
+};
+
+export function spawnService(env: Record<string, string>): Service {
+  // Its own process group, so the whole service (primary and workers) can be killed at once.
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: APP_DIR,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => {
+    out += c.toString('utf8');
+  });
+  let err = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    err += c.toString('utf8');
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    child,
+    exited,
+    output: () => `stdout:\n${out.slice(-3000)}\nstderr:\n${err.slice(-3000)}`,
+    lines: () =>
+      out
+        .split('\n')
+        .slice(0, -1)
+        .flatMap((l) => {
+          try {
+            return [JSON.parse(l) as { msg: string; pid: number }];
+          } catch {
+            return [];
+          }
+        }),
+  };
+}
+
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  ms: number,
+  what: string,
+): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export const listeningPids = (svc: Service) =>
+  svc
+    .lines()
+    .filter((l) => l.msg === 'listening')
+    .map((l) => l.pid);
+
+/** A fresh database on the shared Postgres server; `drop` removes it. */
+export async function createScratchDatabase(
+  serverUrl: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `t_gw_${randomBytes(5).toString('hex')}`;
+  const admin = await openDatabase({ url: serverUrl });
+  await admin.exec(`CREATE DATABASE "${name}"`);
+  await admin.close();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const a = await openDatabase({ url: serverUrl });
+      await a.exec(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await a.close();
+    },
+  };
+}
