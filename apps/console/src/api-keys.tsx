@@ -1,9 +1,9 @@
 import type { ApiKeySummary, CreateApiKeyResponse } from '@platform/contract';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, errorWords } from './api';
+import { useRef, useState } from 'preact/hooks';
+import { api } from './api';
 import { ConfirmDialog, Modal } from './dialog';
 import { formatDate } from './format';
-import { BusyButton, Card, ErrorText, Field, onSubmit, Table, useAction } from './ui';
+import { BusyButton, Card, ErrorText, Field, onSubmit, Table, useAction, useLoad } from './ui';
 
 const NAME_RULE = /^[A-Za-z0-9]{1,64}$/;
 
@@ -16,6 +16,58 @@ async function copyText(text: string, fallback: HTMLInputElement | null): Promis
     fallback?.select();
     return false;
   }
+}
+
+/** The gateway's base URL as this page sees it (the console is served by the gateway). */
+function baseUrl(): string {
+  return window.location.origin;
+}
+
+/** How to call the API with a new key: base URLs, both headers, curl and the OpenAI SDK. */
+function HowToCall(props: { keyValue: string }) {
+  const base = baseUrl();
+  const curl = `curl ${base}/v1/chat/completions \\
+  -H "Authorization: Bearer ${props.keyValue}" \\
+  -H "Content-Type: application/json" \\
+  -d '{"model": "free", "messages": [{"role": "user", "content": "Hello"}]}'`;
+  const sdk = `import OpenAI from 'openai';
+
+const client = new OpenAI({ baseURL: '${base}/v1', apiKey: '${props.keyValue}' });
+const answer = await client.chat.completions.create({
+  model: 'free',
+  messages: [{ role: 'user', content: 'Hello' }],
+});`;
+  return (
+    <section class="how-to-call" aria-labelledby="how-to-call-title" data-testid="how-to-call">
+      <h3 id="how-to-call-title">How to call it</h3>
+      <dl class="facts">
+        <dt>OpenAI-compatible base URL</dt>
+        <dd>
+          <code>{base}/v1</code>
+        </dd>
+        <dt>Gateway API</dt>
+        <dd>
+          <code>{base}/api/v1</code> (<a href="./docs">API reference</a>)
+        </dd>
+        <dt>Send the key as</dt>
+        <dd>
+          <code>Authorization: Bearer &lt;key&gt;</code> or <code>x-api-key: &lt;key&gt;</code>
+        </dd>
+      </dl>
+      <h4>curl</h4>
+      <pre>
+        <code>{curl}</code>
+      </pre>
+      <h4>OpenAI SDK (Node)</h4>
+      <pre>
+        <code>{sdk}</code>
+      </pre>
+      <p class="hint">
+        <code>model</code> is a lane (<code>free</code>), or one of its models as <code>GET /v1/models</code>{' '}
+        lists them.
+      </p>
+    </section>
+  );
 }
 
 function NewKeyDialog(props: {
@@ -55,6 +107,7 @@ function NewKeyDialog(props: {
       <p role="status" aria-live="polite" class="hint">
         {copied}
       </p>
+      <HowToCall keyValue={props.created.key} />
       <div class="actions">
         <button type="button" autofocus onClick={props.onClose}>
           I have copied it
@@ -70,8 +123,6 @@ export function ApiKeys(props: {
   onCreated: (key: string) => void;
   onAuthLost: (err: unknown) => void;
 }) {
-  const [keys, setKeys] = useState<ApiKeySummary[] | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
   const [name, setName] = useState('');
   const [created, setCreated] = useState<CreateApiKeyResponse | null>(null);
   const [revoking, setRevoking] = useState<ApiKeySummary | null>(null);
@@ -79,18 +130,7 @@ export function ApiKeys(props: {
   const heading = useRef<HTMLHeadingElement>(null);
   const { onAuthLost, onCreated } = props;
 
-  const load = useCallback(async () => {
-    try {
-      setKeys(await api.listKeys());
-      setLoadError(null);
-    } catch (err) {
-      setLoadError(errorWords(err));
-      onAuthLost(err);
-    }
-  }, [onAuthLost]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const { data: keys, error: loadError, load } = useLoad(() => api.listKeys(), onAuthLost);
 
   const active = keys?.filter((k) => k.status === 'active').length ?? 0;
 
@@ -125,8 +165,8 @@ export function ApiKeys(props: {
   return (
     <Card id="api-keys" title="API keys" headingRef={heading}>
       <p>
-        Programs send a key in the <code>x-api-key</code> header. {active} of {props.maxKeys} active keys in
-        use.
+        Programs send a key as <code>Authorization: Bearer &lt;key&gt;</code> (what OpenAI SDKs do) or in the{' '}
+        <code>x-api-key</code> header. {active} of {props.maxKeys} active keys in use.
       </p>
       {active >= props.maxKeys && (
         <p class="note">
@@ -156,9 +196,9 @@ export function ApiKeys(props: {
           caption="Your API keys"
           columns={[
             'Name',
-            'Prefix',
-            'Scope',
-            'Created',
+            { label: 'Prefix', wide: true },
+            { label: 'Scope', wide: true },
+            { label: 'Created', wide: true },
             'Last used',
             'Status',
             { label: 'Actions', hidden: true },
@@ -167,11 +207,11 @@ export function ApiKeys(props: {
           {keys.map((k) => (
             <tr key={k.key_id} class={k.status === 'revoked' ? 'muted' : undefined} data-key-id={k.key_id}>
               <th scope="row">{k.name}</th>
-              <td>
+              <td class="wide">
                 <code>{k.key_prefix}…</code>
               </td>
-              <td>{k.scope}</td>
-              <td>{formatDate(k.created_at)}</td>
+              <td class="wide">{k.scope}</td>
+              <td class="wide">{formatDate(k.created_at)}</td>
               <td>{k.last_used_at ? formatDate(k.last_used_at) : 'never'}</td>
               <td>{k.status}</td>
               <td>

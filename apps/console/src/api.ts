@@ -1,18 +1,20 @@
 import type {
   ApiKeySummary,
+  Budget,
   CreateApiKeyRequest,
   CreateApiKeyResponse,
   ErrorBody,
   GatewayConfigResponse,
   ListApiKeysResponse,
+  ListBudgetsResponse,
   ListProviderKeysResponse,
   LogoutResponse,
-  Provider,
   RequestMagicLinkRequest,
   RequestMagicLinkResponse,
   RevokeApiKeyRequest,
   RevokeApiKeyResponse,
   SessionResponse,
+  SetBudgetRequest,
   StoredProviderKey,
   StoreProviderKeyRequest,
   UsageResponse,
@@ -104,7 +106,7 @@ async function errorOf(res: Response): Promise<ApiError> {
   return new ApiError(res.status, body, Number.isFinite(retry) && retry > 0 ? retry : undefined);
 }
 
-type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** One call; resolves with the JSON body (undefined for 204) or throws ApiError. */
 async function call<T>(method: Method, path: string, body?: unknown): Promise<T> {
@@ -140,10 +142,14 @@ export const api = {
   revokeKey: (body: RevokeApiKeyRequest) => call<RevokeApiKeyResponse>('POST', 'auth/api-keys/revoke', body),
   listProviderKeys: () => call<ListProviderKeysResponse>('GET', 'keys'),
   storeProviderKey: (body: StoreProviderKeyRequest) => call<StoredProviderKey>('POST', 'keys', body),
-  deleteProviderKey: (provider: Provider) => call<void>('DELETE', `keys/${encodeURIComponent(provider)}`),
+  deleteProviderKey: (provider: string) => call<void>('DELETE', `keys/${encodeURIComponent(provider)}`),
   usage: (from: string, to: string) =>
     call<UsageResponse>('GET', `usage?from=${from}&to=${to}`).then((r) => r.usage),
   usageToday: () => call<UsageTodayResponse>('GET', 'usage/today'),
+  listBudgets: () => call<ListBudgetsResponse>('GET', 'budgets'),
+  setBudget: (body: SetBudgetRequest) => call<Budget>('PUT', 'budgets', body),
+  deleteBudget: (b: Pick<Budget, 'scope' | 'subject' | 'period' | 'unit'>) =>
+    call<void>('DELETE', `budgets?${new URLSearchParams(b).toString()}`),
 };
 
 /** The URL a relative API path resolves to (the quick try streams with its own fetch). */

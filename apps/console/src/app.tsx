@@ -2,9 +2,11 @@ import type { GatewayConfigResponse, SessionResponse } from '@platform/contract'
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api, errorWords } from './api';
 import { ApiKeys } from './api-keys';
+import { Budgets } from './budgets';
 import { ProviderKeys } from './provider-keys';
 import { QuickTry } from './quick-try';
 import { FinishSignIn, SignInForm } from './sign-in';
+import { Spend } from './spend';
 import { ErrorText } from './ui';
 import { Usage } from './usage';
 
@@ -40,8 +42,19 @@ export function App() {
   }, []);
 
   useEffect(() => {
-    api.config().then(setConfig, (err: unknown) => setError(errorWords(err)));
-    void loadSession();
+    // The session is asked for only when a session cookie came along: signed out,
+    // the page makes no request that answers 401 (the browser would log it).
+    api.config().then(
+      (loaded) => {
+        setConfig(loaded);
+        if (loaded.session_cookie) void loadSession();
+        else setSession(null);
+      },
+      (err: unknown) => {
+        setError(errorWords(err));
+        void loadSession();
+      },
+    );
   }, [loadSession]);
 
   const onAuthLost = useCallback((err: unknown) => {
@@ -110,8 +123,10 @@ export function App() {
         {session && (
           <>
             <ApiKeys maxKeys={config?.max_api_keys ?? 5} onCreated={setFreshKey} onAuthLost={onAuthLost} />
-            <ProviderKeys onAuthLost={onAuthLost} />
+            <ProviderKeys providers={config?.providers} onAuthLost={onAuthLost} />
             <Usage refreshKey={usageVersion} onAuthLost={onAuthLost} />
+            <Spend refreshKey={usageVersion} onAuthLost={onAuthLost} />
+            <Budgets onAuthLost={onAuthLost} />
             <QuickTry
               lanes={config?.lanes ?? ['free']}
               freshKey={freshKey}
@@ -121,7 +136,7 @@ export function App() {
         )}
       </main>
       <footer class="foot">
-        <a href="./openapi.json">API reference (OpenAPI)</a>
+        <a href="./docs">API reference</a> (<a href="./openapi.json">OpenAPI document</a>)
       </footer>
     </>
   );

@@ -1,31 +1,11 @@
-import type { ListProviderKeysResponse, Provider } from '@platform/contract';
+import type { GatewayConfigResponse, ListProviderKeysResponse } from '@platform/contract';
+// The zod-free subpath: the list and labels without the rest of the contract in the bundle.
+import { PROVIDER_LABELS as LABELS, PROVIDERS } from '@platform/contract/providers';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, errorWords } from './api';
 import { ConfirmDialog } from './dialog';
 import { formatDate } from './format';
 import { BusyButton, Card, ErrorText, Field, onSubmit, useAction } from './ui';
-
-/** The providers of the contract, kept here as values so zod stays out of the bundle. */
-const PROVIDERS = [
-  'openai',
-  'openrouter',
-  'groq',
-  'cerebras',
-  'google',
-  'elevenlabs',
-] as const satisfies readonly Provider[];
-// Fails to compile when the contract gains a provider that is missing above.
-const allListed: Exclude<Provider, (typeof PROVIDERS)[number]> extends never ? true : never = true;
-void allListed;
-
-const LABELS: Record<Provider, string> = {
-  openai: 'OpenAI',
-  openrouter: 'OpenRouter',
-  groq: 'Groq',
-  cerebras: 'Cerebras',
-  google: 'Google (Gemini)',
-  elevenlabs: 'ElevenLabs',
-};
 
 function wordsFor(err: unknown): string {
   if (err instanceof ApiError && err.code === 'service unavailable') {
@@ -34,13 +14,30 @@ function wordsFor(err: unknown): string {
   return errorWords(err);
 }
 
-/** Bring your own key: store, list and delete provider keys. A stored key is never shown again. */
-export function ProviderKeys(props: { onAuthLost: (err: unknown) => void }) {
+type ProviderChoice = GatewayConfigResponse['providers'][number];
+
+/** Until the gateway's config arrives: the built-in providers. */
+const BUILT_IN: readonly ProviderChoice[] = PROVIDERS.map((provider) => ({
+  provider,
+  label: LABELS[provider],
+}));
+
+/**
+ * Bring your own key: store, list and delete provider keys. A stored key is
+ * never shown again. `providers` (from `GET /api/v1/config`) includes those
+ * the gateway's lanes config adds.
+ */
+export function ProviderKeys(props: {
+  providers?: readonly ProviderChoice[];
+  onAuthLost: (err: unknown) => void;
+}) {
+  const providers = props.providers ?? BUILT_IN;
+  const labelOf = (name: string) => providers.find((p) => p.provider === name)?.label ?? name;
   const [stored, setStored] = useState<ListProviderKeysResponse | null>(null);
-  const [provider, setProvider] = useState<Provider>('openai');
+  const [provider, setProvider] = useState<string>('openai');
   const [secret, setSecret] = useState('');
   const [status, setStatus] = useState<string | null>(null);
-  const [deleting, setDeleting] = useState<Provider | null>(null);
+  const [deleting, setDeleting] = useState<string | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const { onAuthLost } = props;
   const storing = useAction(
@@ -48,15 +45,15 @@ export function ProviderKeys(props: { onAuthLost: (err: unknown) => void }) {
       setStatus(null);
       await api.storeProviderKey({ provider, key: secret.trim() });
       setSecret('');
-      setStatus(`Stored a key for ${LABELS[provider]}.`);
+      setStatus(`Stored a key for ${labelOf(provider)}.`);
       await load();
     },
     { words: wordsFor, onError: onAuthLost },
   );
   const removing = useAction(
-    async (gone: Provider) => {
+    async (gone: string) => {
       await api.deleteProviderKey(gone);
-      setStatus(`Deleted the key for ${LABELS[gone]}.`);
+      setStatus(`Deleted the key for ${labelOf(gone)}.`);
       setDeleting(null);
       await load();
     },
@@ -89,12 +86,13 @@ export function ProviderKeys(props: { onAuthLost: (err: unknown) => void }) {
           {stored.map((k) => (
             <li key={k.provider} data-provider={k.provider}>
               <span>
-                <b>{LABELS[k.provider]}</b> <span class="hint">stored {formatDate(k.created_at)}</span>
+                <b>{labelOf(k.provider)}</b> <code class="last4">…{k.last4}</code>{' '}
+                <span class="hint">stored {formatDate(k.created_at)}</span>
               </span>
               <button
                 type="button"
                 class="danger small"
-                aria-label={`Delete the ${LABELS[k.provider]} key`}
+                aria-label={`Delete the ${labelOf(k.provider)} key`}
                 onClick={() => {
                   removing.setError(null);
                   setDeleting(k.provider);
@@ -108,14 +106,10 @@ export function ProviderKeys(props: { onAuthLost: (err: unknown) => void }) {
       )}
       <form onSubmit={onSubmit(storing.run)} class="stack-form">
         <label for="provider">Provider</label>
-        <select
-          id="provider"
-          value={provider}
-          onChange={(e) => setProvider(e.currentTarget.value as Provider)}
-        >
-          {PROVIDERS.map((p) => (
-            <option key={p} value={p}>
-              {LABELS[p]}
+        <select id="provider" value={provider} onChange={(e) => setProvider(e.currentTarget.value)}>
+          {providers.map((p) => (
+            <option key={p.provider} value={p.provider}>
+              {p.label}
             </option>
           ))}
         </select>
@@ -141,14 +135,14 @@ export function ProviderKeys(props: { onAuthLost: (err: unknown) => void }) {
       <ErrorText error={storing.error} />
       {deleting && (
         <ConfirmDialog
-          title={`Delete the ${LABELS[deleting]} key?`}
+          title={`Delete the ${labelOf(deleting)} key?`}
           confirmLabel="Delete key"
           action={removing}
           onConfirm={() => void removing.run(deleting)}
           onCancel={() => setDeleting(null)}
           returnFocus={() => heading.current}
         >
-          <p>Your requests then use the gateway's own {LABELS[deleting]} key, if it has one.</p>
+          <p>Your requests then use the gateway's own {labelOf(deleting)} key, if it has one.</p>
         </ConfirmDialog>
       )}
     </Card>

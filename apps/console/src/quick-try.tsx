@@ -1,13 +1,8 @@
-import type {
-  ChatCompletionRequest,
-  ErrorBody,
-  StreamChunkEvent,
-  StreamDoneEvent,
-  StreamErrorEvent,
-} from '@platform/contract';
+import type { ErrorBody } from '@platform/contract';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, apiUrl, errorWords } from './api';
+import { ApiError, errorWords } from './api';
 import { formatNumber } from './format';
+import { errorMessageOf, FORMATS, type QuickTryFormat, type StreamStep } from './quick-try-formats';
 import { BusyButton, ErrorText, Field } from './ui';
 
 type SseEvent = { event: string; data: string };
@@ -37,10 +32,13 @@ async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEve
   }
 }
 
+type Done = Extract<StreamStep, { done: unknown }>['done'];
+
 /**
- * One chat message on a lane, answered as a stream. The key is held in
- * memory for this page only: never stored, never sent anywhere but the
- * gateway's own chat endpoint.
+ * One chat message on a lane, answered as a stream, in the wire format
+ * chosen (native, OpenAI chat, Anthropic messages, Responses). The key is
+ * held in memory for this page only: never stored, never sent anywhere but
+ * the gateway's own chat endpoints.
  */
 export function QuickTry(props: { lanes: string[]; freshKey: string | null; onDone: () => void }) {
   const [key, setKey] = useState(props.freshKey ?? '');
@@ -48,7 +46,8 @@ export function QuickTry(props: { lanes: string[]; freshKey: string | null; onDo
   const [project, setProject] = useState('console');
   const [message, setMessage] = useState('Say hello in five words.');
   const [answer, setAnswer] = useState('');
-  const [done, setDone] = useState<StreamDoneEvent | null>(null);
+  const [format, setFormat] = useState<QuickTryFormat>('native');
+  const [done, setDone] = useState<Done | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const abort = useRef<AbortController | null>(null);
@@ -67,36 +66,40 @@ export function QuickTry(props: { lanes: string[]; freshKey: string | null; onDo
     setAnswer('');
     setDone(null);
     setError(null);
-    const body: ChatCompletionRequest = {
-      lane,
-      project_id: project.trim(),
-      messages: [{ role: 'user', content: message }],
-      max_tokens: 512,
-    };
+    const spec = FORMATS[format];
+    const input = { lane, project: project.trim(), message };
+    let model = '';
     try {
-      const res = await fetch(apiUrl('ai/chat/stream'), {
+      const res = await fetch(new URL(spec.path, document.baseURI), {
         method: 'POST',
         // No cookie needed: the API key is the credential here.
         credentials: 'omit',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': key.trim() },
-        body: JSON.stringify(body),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          'x-api-key': key.trim(),
+          ...(spec.projectHeader ? { 'x-project-id': input.project } : {}),
+        },
+        body: JSON.stringify(spec.body(input)),
         signal: controller.signal,
       });
       if (!res.ok || !res.body) {
         const parsed = (await res.json().catch(() => ({}))) as Partial<ErrorBody>;
         const retry = Number(res.headers.get('retry-after'));
-        throw new ApiError(res.status, parsed, retry > 0 ? retry : undefined);
+        // The /v1 formats nest the message; the request id is then in the header.
+        const body =
+          typeof parsed.error === 'string'
+            ? parsed
+            : { error: errorMessageOf(parsed), request_id: res.headers.get('x-request-id') ?? undefined };
+        throw new ApiError(res.status, body, retry > 0 ? retry : undefined);
       }
       for await (const sse of readSse(res.body)) {
-        if (sse.event === 'chunk') {
-          const chunk = JSON.parse(sse.data) as StreamChunkEvent;
-          setAnswer((text) => text + chunk.content);
-        } else if (sse.event === 'done') {
-          setDone(JSON.parse(sse.data) as StreamDoneEvent);
-        } else if (sse.event === 'error') {
-          const failure = JSON.parse(sse.data) as StreamErrorEvent;
-          throw new ApiError(502, failure);
-        }
+        const step = spec.read(sse.event, sse.data);
+        if (!step) continue;
+        if ('text' in step) setAnswer((text) => text + step.text);
+        else if ('model' in step) model = step.model;
+        else if ('done' in step) setDone({ ...step.done, model: step.done.model || model || lane });
+        else throw new ApiError(502, { error: step.failed });
       }
     } catch (err) {
       if (!controller.signal.aborted) {
@@ -150,6 +153,18 @@ export function QuickTry(props: { lanes: string[]; freshKey: string | null; onDo
             />
           </div>
         </div>
+        <label for="try-format">Format</label>
+        <select
+          id="try-format"
+          value={format}
+          onChange={(e) => setFormat(e.currentTarget.value as QuickTryFormat)}
+        >
+          {(Object.keys(FORMATS) as QuickTryFormat[]).map((f) => (
+            <option key={f} value={f}>
+              {FORMATS[f].label}
+            </option>
+          ))}
+        </select>
         <label for="try-message">Message</label>
         <textarea
           id="try-message"
@@ -168,7 +183,7 @@ export function QuickTry(props: { lanes: string[]; freshKey: string | null; onDo
       </output>
       {done && (
         <p class="hint" data-testid="answer-meta">
-          Model {done.model_used}, {formatNumber(done.usage.total_tokens)} tokens ({done.finish_reason}).
+          Model {done.model}, {formatNumber(done.totalTokens)} tokens ({done.finish}).
         </p>
       )}
       <ErrorText error={error} />

@@ -5,7 +5,7 @@ import type {
   LooseInputHTMLAttributes,
   Ref,
 } from 'preact';
-import { useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { errorWords } from './api';
 
 /**
@@ -75,8 +75,12 @@ export function Field(
   );
 }
 
-/** The column heads of a `Table`: a plain name, or one set right (numbers) or seen by screen readers only. */
-type Column = string | { label: string; numeric?: boolean; hidden?: boolean };
+/**
+ * The column heads of a `Table`: a plain name, or one set right (numbers), seen by
+ * screen readers only, or `wide`: shown on wide screens only (its cells carry
+ * class "wide" too), so what a phone needs fits without scrolling sideways.
+ */
+type Column = string | { label: string; numeric?: boolean; hidden?: boolean; wide?: boolean };
 
 /** A scrollable table with a caption for screen readers and `scope="col"` heads; `children` are its rows. */
 export function Table(props: {
@@ -92,9 +96,11 @@ export function Table(props: {
         <thead>
           <tr>
             {props.columns.map((column) => {
-              const { label, numeric, hidden } = typeof column === 'string' ? { label: column } : column;
+              const { label, numeric, hidden, wide } =
+                typeof column === 'string' ? { label: column } : column;
+              const classes = [numeric && 'num', wide && 'wide'].filter(Boolean).join(' ');
               return (
-                <th key={label} scope="col" class={numeric ? 'num' : undefined}>
+                <th key={label} scope="col" class={classes || undefined}>
                   {hidden ? <span class="visually-hidden">{label}</span> : label}
                 </th>
               );
@@ -131,6 +137,31 @@ export function useAction<A extends unknown[]>(
     }
   };
   return { busy, error, setError, run };
+}
+
+/**
+ * Data read from the API on mount, whenever `refresh` changes and on `load()`. A failed read
+ * keeps the last data, shows its words in `error` and is handed to `onError` (a lost session).
+ */
+export function useLoad<T>(read: () => Promise<T>, onError: (err: unknown) => void, refresh?: unknown) {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const reader = useRef(read);
+  reader.current = read;
+  const load = useCallback(async () => {
+    try {
+      const next = await reader.current();
+      setData(() => next);
+      setError(null);
+    } catch (err) {
+      setError(errorWords(err));
+      onError(err);
+    }
+  }, [onError]);
+  useEffect(() => {
+    void load();
+  }, [load, refresh]);
+  return { data, error, load };
 }
 
 /** A form's submit handler: no page load, just `run`. */

@@ -22,48 +22,50 @@ function totalsPerDay(rows: UsageRow[], days: string[]): DayTotal[] {
 /** Tokens per day as bars; an SVG built from elements, so the CSP needs no inline style. */
 function Chart(props: { totals: DayTotal[] }) {
   const width = 600;
-  const height = 160;
-  const top = 16;
-  const bottom = 24;
+  const height = 140;
+  const top = 4;
+  const bottom = 2;
   const peak = Math.max(0, ...props.totals.map((t) => t.tokens));
   const max = Math.max(1, peak);
   const slot = width / props.totals.length;
   const sum = props.totals.reduce((s, t) => s + t.tokens, 0);
   const first = props.totals[0]?.day ?? '';
   const last = props.totals.at(-1)?.day ?? '';
+  // Labels are HTML beside the SVG, so they keep the page's font size however
+  // narrow the screen scales the drawing (SVG text shrank to about 6 px on a phone).
   return (
-    <svg
-      class="chart"
-      viewBox={`0 0 ${width} ${height}`}
-      role="img"
-      aria-label={`Tokens per day from ${first} to ${last}: ${formatNumber(sum)} in total, at most ${formatNumber(peak)} on one day.`}
-    >
-      <line class="axis" x1={0} x2={width} y1={height - bottom} y2={height - bottom} />
-      <text class="label" x={0} y={top - 4}>
-        {formatNumber(peak)} tokens
-      </text>
-      {props.totals.map((t, i) => {
-        const h = ((height - top - bottom) * t.tokens) / max;
-        return (
-          <rect
-            key={t.day}
-            class="bar"
-            x={i * slot + 2}
-            width={Math.max(1, slot - 4)}
-            y={height - bottom - h}
-            height={h}
-          >
-            <title>{`${t.day}: ${formatNumber(t.tokens)} tokens, ${formatNumber(t.requests)} requests`}</title>
-          </rect>
-        );
-      })}
-      <text class="label" x={0} y={height - 6}>
-        {first}
-      </text>
-      <text class="label end" x={width} y={height - 6}>
-        {last}
-      </text>
-    </svg>
+    <figure class="chart-box">
+      <p class="chart-peak" aria-hidden="true">
+        {formatNumber(peak)} tokens at most
+      </p>
+      <svg
+        class="chart"
+        viewBox={`0 0 ${width} ${height}`}
+        role="img"
+        aria-label={`Tokens per day from ${first} to ${last}: ${formatNumber(sum)} in total, at most ${formatNumber(peak)} on one day.`}
+      >
+        <line class="axis" x1={0} x2={width} y1={height - bottom} y2={height - bottom} />
+        {props.totals.map((t, i) => {
+          const h = ((height - top - bottom) * t.tokens) / max;
+          return (
+            <rect
+              key={t.day}
+              class="bar"
+              x={i * slot + 2}
+              width={Math.max(1, slot - 4)}
+              y={height - bottom - h}
+              height={h}
+            >
+              <title>{`${t.day}: ${formatNumber(t.tokens)} tokens, ${formatNumber(t.requests)} requests`}</title>
+            </rect>
+          );
+        })}
+      </svg>
+      <div class="chart-labels" aria-hidden="true">
+        <span>{first}</span>
+        <span>{last}</span>
+      </div>
+    </figure>
   );
 }
 
@@ -125,10 +127,11 @@ export function Usage(props: { refreshKey: number; onAuthLost: (err: unknown) =>
     void load();
   }, [load, props.refreshKey]);
 
+  // One line per lane and model; the first line of a project's day carries its error count.
   const lines = (rows ?? [])
     .slice()
     .reverse()
-    .flatMap((row) => row.models.map((m) => ({ row, m })));
+    .flatMap((row) => row.models.map((m, i) => ({ row, m, first: i === 0 })));
 
   return (
     <section class="card" id="usage" aria-labelledby="usage-title" aria-busy={busy}>
@@ -158,16 +161,18 @@ export function Usage(props: { refreshKey: number; onAuthLost: (err: unknown) =>
                 'Model',
                 { label: 'Requests', numeric: true },
                 { label: 'Tokens', numeric: true },
+                { label: 'Errors', numeric: true },
               ]}
             >
-              {lines.map(({ row, m }) => (
+              {lines.map(({ row, m, first }) => (
                 <tr key={`${row.day}/${row.project_id}/${m.lane}/${m.model}`}>
                   <td>{row.day}</td>
                   <td>{row.project_id}</td>
                   <td>{m.lane ?? '—'}</td>
-                  <td>{m.model ?? '—'}</td>
+                  <td>{m.model ?? (m.lane ? '—' : 'none (failed before a model)')}</td>
                   <td class="num">{formatNumber(m.requests)}</td>
                   <td class="num">{formatNumber(m.total_tokens)}</td>
+                  <td class="num">{first ? formatNumber(row.errors) : ''}</td>
                 </tr>
               ))}
             </Table>
