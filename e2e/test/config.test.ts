@@ -120,12 +120,19 @@ describe.each(SERVICES)('docker-compose.yml: $name', ({ name, schema, port }) =>
       postgres: { condition: 'service_healthy' },
       redis: { condition: 'service_healthy' },
     });
-    expect(compose.services[`${name}-migrate`]?.build).toEqual({
-      context: '.',
-      dockerfile: 'Dockerfile',
-      target: 'migrate',
-      args: { APP: name },
-    });
+    // The service's own image runs the project's migration runner: nothing is downloaded.
+    const migrate = compose.services[`${name}-migrate`];
+    expect(migrate?.build).toEqual(service.build);
+    expect(migrate?.image).toBe(service.image);
+    expect(migrate?.command).toEqual(['node', '../../packages/db/dist/migrate-deploy.js']);
+  });
+});
+
+describe('redis', () => {
+  it("runs as the image's unprivileged user, not root", () => {
+    const redis = compose.services.redis ?? {};
+    // The image's entrypoint drops root only for a bare redis-server command.
+    expect(redis.user).toBe('redis');
   });
 });
 

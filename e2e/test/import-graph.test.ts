@@ -5,7 +5,9 @@ import ts from 'typescript';
 import { ROOT } from './support/compose';
 
 // The shape a reader relies on: no file imports itself back through others,
-// and a resource folder never reaches up into the app that mounts it.
+// no folder does either (a folder is one room: if a imports b, nothing in b
+// reaches back into a), and a resource folder never reaches up into the app
+// that mounts it.
 
 /** Every .ts file under dir (tests and generated code excluded). */
 function sourceFiles(dir: string): string[] {
@@ -33,24 +35,76 @@ function importsOf(file: string): string[] {
 
 /** One cycle per strongly connected group of files, as `a -> b -> a`; none means acyclic. */
 function findCycles(files: string[]): string[] {
-  const graph = new Map(files.map((f) => [f, importsOf(f)]));
+  return cyclesOf(new Map(files.map((f) => [f, importsOf(f)]))).map((loop) =>
+    loop.map((f) => path.relative(ROOT, f)).join(' -> '),
+  );
+}
+
+/** Each loop found by a depth-first walk, as the list of its nodes (first = last). */
+function cyclesOf(graph: Map<string, string[]>): string[][] {
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
-  const cycles: string[] = [];
-  const visit = (file: string): void => {
-    state.set(file, 'open');
-    stack.push(file);
-    for (const next of graph.get(file) ?? []) {
-      if (state.get(next) === 'open') {
-        const loop = [...stack.slice(stack.indexOf(next)), next];
-        cycles.push(loop.map((f) => path.relative(ROOT, f)).join(' -> '));
-      } else if (!state.has(next)) visit(next);
+  const cycles: string[][] = [];
+  const visit = (node: string): void => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
     }
     stack.pop();
-    state.set(file, 'done');
+    state.set(node, 'done');
   };
-  for (const file of files) if (!state.has(file)) visit(file);
+  for (const node of graph.keys()) if (!state.has(node)) visit(node);
   return cycles;
+}
+
+/**
+ * The folder a file belongs to, relative to the workspace's src: its
+ * directory (`ai/providers`), or the file itself for one at the top
+ * (`deps.ts`, `env.ts`), which is a room of its own.
+ */
+function folderOf(root: string, file: string): string {
+  const dir = path.relative(root, path.dirname(file));
+  return dir === '' ? path.basename(file) : dir.split(path.sep).join('/');
+}
+
+const topOf = (folder: string): string => folder.split('/')[0] as string;
+const within = (folder: string, parent: string): boolean => folder.startsWith(`${parent}/`);
+
+/**
+ * Loops between folders, each as `a -> b -> a` followed by one import that
+ * makes every step (`a/x.ts imports b/y.ts`); none means the folders form a
+ * hierarchy. Two levels: the folders of src (`auth`, `ai`, `users`), and the
+ * rooms inside one of them (`ai/providers`, `ai/config`), which must not loop
+ * with each other either. A room may lean on the folder around it (the relay
+ * in `ai/streaming` uses `ai/run-targets.ts`), so parent and child are not
+ * compared.
+ */
+function findFolderLoops(root: string): string[] {
+  const levels: ((from: string, to: string) => [string, string] | null)[] = [
+    (from, to) => (topOf(from) === topOf(to) ? null : [topOf(from), topOf(to)]),
+    (from, to) => (topOf(from) !== topOf(to) || within(from, to) || within(to, from) ? null : [from, to]),
+  ];
+  const imports = sourceFiles(root).flatMap((file) =>
+    importsOf(file).map((imported) => ({ file, imported })),
+  );
+  return levels.flatMap((level) => {
+    const edges = new Map<string, Map<string, string>>();
+    for (const { file, imported } of imports) {
+      const edge = level(folderOf(root, file), folderOf(root, imported));
+      if (!edge || edge[0] === edge[1]) continue;
+      const out = edges.get(edge[0]) ?? new Map<string, string>();
+      if (!out.has(edge[1]))
+        out.set(edge[1], `${path.relative(root, file)} imports ${path.relative(root, imported)}`);
+      edges.set(edge[0], out);
+    }
+    const graph = new Map([...edges].map(([from, out]) => [from, [...out.keys()]]));
+    return cyclesOf(graph).map((loop) => {
+      const steps = loop.slice(1).map((to, i) => edges.get(loop[i] as string)?.get(to));
+      return [loop.join(' -> '), ...steps.map((step) => `  ${step}`)].join('\n');
+    });
+  });
 }
 
 const WORKSPACES = [
@@ -62,6 +116,10 @@ const WORKSPACES = [
 describe('import graph', () => {
   it.each(WORKSPACES)('%s has no import cycle', (dir) => {
     expect(findCycles(sourceFiles(path.join(ROOT, dir)))).toEqual([]);
+  });
+
+  it.each(WORKSPACES)('%s has no loop between folders', (dir) => {
+    expect(findFolderLoops(path.join(ROOT, dir))).toEqual([]);
   });
 
   it.each(['apps/gateway/src', 'apps/payment/src'])(
@@ -118,5 +176,42 @@ describe('import graph', () => {
       "import type { a } from './a';\nexport const b = 1 as unknown as typeof a;\n",
     );
     expect(findCycles(sourceFiles(dir))).toHaveLength(1);
+  });
+
+  it('finds a loop between folders when there is one, though no file imports itself back', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'graph-'));
+    for (const sub of ['auth', 'users', 'users/admin', 'ai/config', 'ai/providers'])
+      fs.mkdirSync(path.join(dir, sub), { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, 'auth/session.ts'),
+      "import { find } from '../users/repo';\nexport const s = find;\n",
+    );
+    fs.writeFileSync(path.join(dir, 'auth/types.ts'), 'export type Auth = { id: string };\n');
+    fs.writeFileSync(path.join(dir, 'users/repo.ts'), 'export const find = 1;\n');
+    fs.writeFileSync(
+      path.join(dir, 'users/routes.ts'),
+      "import type { Auth } from '../auth/types';\nexport type R = Auth;\n",
+    );
+    // A sub-folder is a folder of its own: importing its parent is fine while the parent does not import it.
+    fs.writeFileSync(
+      path.join(dir, 'users/admin/list.ts'),
+      "import { find } from '../repo';\nexport const l = find;\n",
+    );
+    // Two rooms of one folder, each importing the other.
+    fs.writeFileSync(
+      path.join(dir, 'ai/config/lanes.ts'),
+      "import { p } from '../providers/catalog';\nexport const l = p;\n",
+    );
+    fs.writeFileSync(path.join(dir, 'ai/config/limits.ts'), 'export const max = 1;\n');
+    fs.writeFileSync(path.join(dir, 'ai/providers/catalog.ts'), 'export const p = 1;\n');
+    fs.writeFileSync(
+      path.join(dir, 'ai/providers/registry.ts'),
+      "import { max } from '../config/limits';\nexport const r = max;\n",
+    );
+    expect(findCycles(sourceFiles(dir))).toEqual([]);
+    expect(findFolderLoops(dir)).toEqual([
+      'auth -> users -> auth\n  auth/session.ts imports users/repo.ts\n  users/routes.ts imports auth/types.ts',
+      'ai/config -> ai/providers -> ai/config\n  ai/config/lanes.ts imports ai/providers/catalog.ts\n  ai/providers/registry.ts imports ai/config/limits.ts',
+    ]);
   });
 });

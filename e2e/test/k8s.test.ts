@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ZGatewayEnv } from '@platform/gateway/testing';
 import { ZPaymentEnv } from '@platform/payment/testing';
+import { databasePoolSize } from '@platform/service-kit';
 import type { z } from 'zod';
 import { containerEnvironment, ROOT, readCompose, readEnvExample } from './support/compose';
 import { type K8sObject, renderKustomization } from './support/kustomize';
@@ -18,6 +19,7 @@ type EnvSchema = z.ZodObject<Record<string, z.ZodType>>;
 type Container = {
   name: string;
   image: string;
+  command?: string[];
   args?: string[];
   ports?: Array<{ name?: string; containerPort: number }>;
   env?: Array<{
@@ -50,8 +52,15 @@ type PodSpec = {
 };
 type PodTemplate = { metadata: { labels: Record<string, string> }; spec: PodSpec };
 type Workload = K8sObject & {
-  spec: { template: PodTemplate; selector?: { matchLabels: Record<string, string> } };
+  spec: {
+    template: PodTemplate;
+    selector?: { matchLabels: Record<string, string> };
+    strategy?: { rollingUpdate?: { maxSurge?: number } };
+  };
 };
+
+/** Postgres' default max_connections, less 10 for the migrate Jobs, backups and an operator's psql. */
+const POSTGRES_CONNECTIONS_FOR_SERVICES = 100 - 10;
 
 /** How long runServer lets in-flight requests run after SIGTERM (its drainMs default, packages/logging/src/server.ts). */
 const DRAIN_SECONDS = 10;
@@ -74,6 +83,15 @@ function find<T extends K8sObject = K8sObject>(kind: string, name: string): T {
 }
 const ofKind = <T extends K8sObject = K8sObject>(kind: string) =>
   objects.filter((o) => o.kind === kind) as T[];
+type CronWorkload = K8sObject & {
+  spec: { schedule: string; concurrencyPolicy?: string; jobTemplate: { spec: Workload['spec'] } };
+};
+/** Every object that runs pods: Deployments, Jobs, and the Jobs CronJobs make (as `{metadata, spec}` of their job template). */
+const podWorkloads = (): Workload[] => [
+  ...ofKind<Workload>('Deployment'),
+  ...ofKind<Workload>('Job'),
+  ...ofKind<CronWorkload>('CronJob').map((c) => ({ ...c, spec: c.spec.jobTemplate.spec }) as Workload),
+];
 
 function validate(list: K8sObject[]): Array<{ id: string; error: string }> {
   const result = spawnSync(process.execPath, [path.join(__dirname, 'support', 'validate-k8s.mjs')], {
@@ -142,7 +160,9 @@ describe('infra/k8s', () => {
       [
         ...['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'Job', 'PodDisruptionBudget', 'Service'],
         ...['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'Job', 'PodDisruptionBudget', 'Service'],
-        ...['Ingress', 'Ingress', 'Ingress', 'Ingress', 'Namespace', 'NetworkPolicy'],
+        ...['Ingress', 'Ingress', 'Ingress', 'Ingress', 'Namespace', 'NetworkPolicy', 'NetworkPolicy'],
+        // payment: Stripe reconciliation (hourly) and usage reconciliation (daily)
+        ...['CronJob', 'CronJob'],
       ].sort(),
     );
     expect(validate(objects)).toEqual([]);
@@ -171,7 +191,7 @@ describe('infra/k8s', () => {
       Object.keys(c.data ?? {}),
     );
     expect(configKeys.filter((key) => SECRET_NAME.test(key))).toEqual([]);
-    for (const workload of [...ofKind<Workload>('Deployment'), ...ofKind<Workload>('Job')]) {
+    for (const workload of podWorkloads()) {
       for (const container of workload.spec.template.spec.containers) {
         const literals = (container.env ?? []).filter((e) => e.value !== undefined).map((e) => e.name);
         expect(literals.filter((name) => SECRET_NAME.test(name))).toEqual([]);
@@ -180,8 +200,8 @@ describe('infra/k8s', () => {
   });
 
   it('runs every container non-root, on a read-only root filesystem, without privileges, with resource bounds', () => {
-    const workloads = [...ofKind<Workload>('Deployment'), ...ofKind<Workload>('Job')];
-    expect(workloads).toHaveLength(4);
+    const workloads = podWorkloads();
+    expect(workloads).toHaveLength(6);
     for (const { spec } of workloads) {
       const pod = spec.template.spec;
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: expect.any(Number) });
@@ -260,11 +280,11 @@ describe('infra/k8s', () => {
   });
 
   it('lets only the ingress controller reach the service pods (they trust its X-Forwarded-* headers)', () => {
-    const [policy] = ofKind<
+    const policy = ofKind<
       K8sObject & {
         spec: { podSelector: object; ingress: Array<{ from: Array<{ namespaceSelector?: object }> }> };
       }
-    >('NetworkPolicy');
+    >('NetworkPolicy').find((p) => p.metadata.name === 'platform-from-ingress');
     expect(JSON.stringify(policy?.spec.podSelector)).toContain('"values":["payment","gateway"]');
     expect(policy?.spec.ingress).toHaveLength(1);
     expect(policy?.spec.ingress[0]?.from).toEqual([
@@ -345,12 +365,50 @@ describe.each(SERVICES)('infra/k8s: $name', ({ name, schema }) => {
     const job = find<Workload>('Job', `${name}-migrate`);
     expect(job.metadata.annotations).toMatchObject({ 'argocd.argoproj.io/hook': 'PreSync' });
     const [migrate] = job.spec.template.spec.containers;
-    expect(migrate?.image).toBe(`registry.example.com/platform/${name}-migrate:1.0.0`);
-    expect(migrate?.args).toEqual(['migrate', 'deploy']);
+    // The release's own image and migration runner: no separate image, nothing downloaded.
+    expect(migrate?.image).toBe(`registry.example.com/platform/${name}:1.0.0`);
+    expect(migrate?.image).toBe(pod.spec.containers[0]?.image);
+    expect(migrate?.command).toEqual(['node', '../../packages/db/dist/migrate-deploy.js']);
+    expect(migrate?.args).toBeUndefined();
     expect(job.spec.template.spec.restartPolicy).toBe('Never');
     const jobEnv = environment(migrate as Container);
     expect(jobEnv.get('DATABASE_URL')).toEqual(env.get('DATABASE_URL'));
   });
+
+  it('keeps every worker of every pod within its Postgres connection budget', () => {
+    const hpa = find<K8sObject & { spec: { maxReplicas: number } }>('HorizontalPodAutoscaler', name);
+    const replicas = Number(env.get('SERVICE_REPLICAS')?.value);
+    // The most pods at once: the autoscaler's maximum plus the rollout's surge.
+    expect(replicas).toBeGreaterThanOrEqual(
+      hpa.spec.maxReplicas + (deployment.spec.strategy?.rollingUpdate?.maxSurge ?? 0),
+    );
+    // WORKERS=auto: one worker per CPU of the limit (packages/service-kit/src/cpu-limit.ts).
+    expect(env.get('WORKERS')).toEqual({ value: 'auto' });
+    const workers = Math.ceil(Number(container.resources?.limits?.cpu));
+    const budget = Number(env.get('DATABASE_CONNECTION_BUDGET')?.value);
+    const pool = databasePoolSize({ budget, replicas, workers });
+    expect(pool).toBeGreaterThanOrEqual(2);
+    expect(pool * replicas * workers).toBeLessThanOrEqual(budget);
+  });
+
+  if (name === 'payment') {
+    it('reconciles usage daily with a CronJob of the same image, secrets and config, outside the Service', () => {
+      const cron = find<K8sObject & { spec: { schedule: string; jobTemplate: { spec: Workload['spec'] } } }>(
+        'CronJob',
+        'payment-usage-reconcile',
+      );
+      const template = cron.spec.jobTemplate.spec.template;
+      const [reconcile] = template.spec.containers as Container[];
+      expect(reconcile?.image).toBe(container.image);
+      const cronEnv = environment(reconcile as Container);
+      for (const key of ['DATABASE_URL', 'STRIPE_SECRET_KEY', 'PAYMENT_USAGE_METERS'])
+        expect(cronEnv.get(key)).toEqual(env.get(key));
+      const required = requiredInProduction(name, schema);
+      expect(required.filter((key) => !cronEnv.has(key))).toEqual([]);
+      const service = find<K8sObject & { spec: { selector: Record<string, string> } }>('Service', name);
+      expect(selects(service.spec.selector, template.metadata.labels)).toBe(false);
+    });
+  }
 
   it('scales between at least two pods and lets a disruption take one at a time', () => {
     const hpa = find<
@@ -366,5 +424,54 @@ describe.each(SERVICES)('infra/k8s: $name', ({ name, schema }) => {
     >('PodDisruptionBudget', name);
     expect(selects(pdb.spec.selector.matchLabels, pod.metadata.labels)).toBe(true);
     expect(pdb.spec.maxUnavailable).toBe(1);
+  });
+});
+
+describe('infra/k8s: Postgres connections', () => {
+  it('gives the services budgets that fit in the server together', () => {
+    const budgets = SERVICES.map(({ name }) => {
+      const deployment = find<Workload>('Deployment', name);
+      const container = deployment.spec.template.spec.containers.find((c) => c.name === name) as Container;
+      return Number(environment(container).get('DATABASE_CONNECTION_BUDGET')?.value);
+    });
+    expect(budgets.every((b) => b > 0)).toBe(true);
+    expect(budgets.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(POSTGRES_CONNECTIONS_FOR_SERVICES);
+  });
+});
+
+describe('infra/k8s: payment-reconcile', () => {
+  const cron = find<CronWorkload>('CronJob', 'payment-reconcile');
+  const pod = cron.spec.jobTemplate.spec.template.spec;
+  const [container] = pod.containers;
+  const server = find<Workload>('Deployment', 'payment').spec.template.spec.containers[0] as Container;
+
+  it('runs the reconciliation command of the release image on a schedule, one run at a time', () => {
+    expect(cron.spec.schedule).toMatch(/^\S+ \S+ \S+ \S+ \S+$/);
+    expect(cron.spec.concurrencyPolicy).toBe('Forbid');
+    expect(container?.image).toBe('registry.example.com/platform/payment:1.0.0');
+    expect((container as Container & { command?: string[] }).command).toEqual([
+      'node',
+      '--enable-source-maps',
+      'dist/reconcile/main.js',
+    ]);
+    expect(fs.existsSync(path.join(ROOT, 'apps', 'payment', 'src', 'reconcile', 'main.ts'))).toBe(true);
+    expect(pod.restartPolicy).toBe('Never');
+  });
+
+  it("has the server's secrets and configuration, and every variable production requires", () => {
+    const env = environment(container as Container);
+    const serverEnv = environment(server);
+    for (const key of ['DATABASE_URL', 'REDIS_URL', 'STRIPE_SECRET_KEY', 'PAYMENT_MS_API_KEY']) {
+      expect({ key, value: env.get(key) }).toEqual({ key, value: serverEnv.get(key) });
+    }
+    expect(container?.envFrom).toEqual(server.envFrom);
+    expect(
+      requiredInProduction('payment', ZPaymentEnv as unknown as EnvSchema).filter((k) => !env.has(k)),
+    ).toEqual([]);
+  });
+
+  it('is not selected by the payment Service or its network policy (it serves nothing)', () => {
+    const service = find<K8sObject & { spec: { selector: Record<string, string> } }>('Service', 'payment');
+    expect(selects(service.spec.selector, cron.spec.jobTemplate.spec.template.metadata.labels)).toBe(false);
   });
 });

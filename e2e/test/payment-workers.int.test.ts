@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { eventually, parsePrometheusText } from '@platform/testing';
+import {
+  describeWithSharedServers,
+  eventually,
+  parsePrometheusText,
+  type SharedServers,
+  startSharedServers,
+} from '@platform/testing';
 import { type Fakes, paymentFakeEnv, startFakes } from './support/fakes';
 import {
   createServiceStorage,
@@ -15,11 +21,12 @@ import {
 // outside: both workers answer, the per-key rate limit stays exact across
 // them (one Redis counter), /metrics sums them, and SIGTERM ends with exit 0.
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL;
-const REDIS_URL = process.env.TEST_REDIS_URL;
-if (!DATABASE_URL || !REDIS_URL) {
-  throw new Error('workers need the shared Postgres and Redis: set TEST_DATABASE_URL and TEST_REDIS_URL');
-}
+// Postgres and Redis: TEST_DATABASE_URL/TEST_REDIS_URL (CI), else private ones
+// started for this file; without those either, the file is skipped in one line.
+const describeWithServers = describeWithSharedServers(
+  'the payment workers test (e2e/test/payment-workers.int.test.ts)',
+);
+let servers: SharedServers | undefined;
 
 const API_KEY = `e2e-workers-${randomBytes(8).toString('hex')}`;
 const RATE_LIMIT = 20;
@@ -55,14 +62,15 @@ function lines(): Line[] {
 }
 
 beforeAll(async () => {
+  servers = await startSharedServers();
   fakes = await startFakes();
-  storage = await createServiceStorage('payment');
+  storage = await createServiceStorage('payment', servers.databaseUrl);
   payment = await startService('payment', {
     ...storage.env,
     ...paymentFakeEnv(fakes),
     NODE_ENV: 'production',
     LOG_LEVEL: 'info',
-    REDIS_URL,
+    REDIS_URL: servers.redisUrl,
     WORKERS: '2',
     PAYMENT_MS_API_KEY: API_KEY,
     PAYMENT_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
@@ -74,9 +82,10 @@ afterAll(async () => {
   await payment?.stop();
   await storage?.drop();
   await Promise.all([fakes?.stripe.close(), fakes?.openai.close(), fakes?.smtp.close()]);
-}, 30_000);
+  await servers?.close();
+}, 60_000);
 
-describe('payment with WORKERS=2', () => {
+describeWithServers('payment with WORKERS=2', () => {
   it('runs a primary and two workers', async () => {
     expect(await eventually(async () => lines().filter((l) => l.msg === 'listening').length === 2)).toBe(
       true,

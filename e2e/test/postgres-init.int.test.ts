@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { describeWithSharedServers, type SharedServers, startSharedServers } from '@platform/testing';
 import { ROOT } from './support/compose';
 
 // Runs infra/postgres/init-databases.sh (what the postgres container runs on its
@@ -9,8 +10,12 @@ import { ROOT } from './support/compose';
 // cannot even connect to the other's.
 
 const SCRIPT = path.join(ROOT, 'infra', 'postgres', 'init-databases.sh');
-const server = process.env.TEST_DATABASE_URL ? new URL(process.env.TEST_DATABASE_URL) : undefined;
-const describeWithPostgres = server ? describe : describe.skip;
+// The server: TEST_DATABASE_URL (CI), else a private one started for this file.
+const describeWithPostgres = describeWithSharedServers(
+  'the init script test (e2e/test/postgres-init.int.test.ts)',
+);
+let servers: SharedServers | undefined;
+let server: URL | undefined;
 
 const suffix = randomBytes(4).toString('hex');
 const first = `e2e_init_${suffix}_a`;
@@ -53,15 +58,20 @@ describeWithPostgres('infra/postgres/init-databases.sh', () => {
   };
 
   let firstRun: ReturnType<typeof runScript>;
-  beforeAll(() => {
+  beforeAll(async () => {
+    servers = await startSharedServers();
+    server = new URL(servers.databaseUrl);
     firstRun = runScript(env);
   });
 
-  afterAll(() => {
-    for (const name of [first, second]) {
-      admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      admin(`DROP ROLE IF EXISTS "${name}"`);
+  afterAll(async () => {
+    if (server) {
+      for (const name of [first, second]) {
+        admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        admin(`DROP ROLE IF EXISTS "${name}"`);
+      }
     }
+    await servers?.close();
   });
 
   it('creates one database per service, owned by its own role', () => {

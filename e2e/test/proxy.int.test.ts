@@ -1,10 +1,22 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
 import tls from 'node:tls';
-import { freePort, type OpenAIFake, type SmtpCapture, type StripeFake } from '@platform/testing';
+import {
+  describeUnless,
+  freePort,
+  type OpenAIFake,
+  type SmtpCapture,
+  type StripeFake,
+} from '@platform/testing';
 import { gatewayFakeEnv, paymentFakeEnv, startFakes } from './support/fakes';
 import { openSse, type ProxyRequest, proxyRequest } from './support/http';
-import { GATEWAY_HOST, type NginxProxy, PAYMENT_HOST, startServiceProxy } from './support/nginx';
+import {
+  GATEWAY_HOST,
+  type NginxProxy,
+  nginxMissing,
+  PAYMENT_HOST,
+  startServiceProxy,
+} from './support/nginx';
 import {
   createServiceStorage,
   type ServiceProcess,
@@ -35,6 +47,9 @@ const https = () => ({ port: proxy.tlsPort, ca: certs.ca });
 const call = (req: ProxyRequest) => proxyRequest(https(), req);
 const callPlain = (req: ProxyRequest) => proxyRequest(proxy.port, req);
 const HSTS = 'max-age=31536000; includeSubDomains';
+const describeWithNginx = describeUnless(nginxMissing(), 'the proxy test (e2e/test/proxy.int.test.ts)');
+/** The services answer /metrics to this token; the proxy must still never pass it through. */
+const METRICS_TOKEN = 'e2e-metrics-token-0123456789';
 
 beforeAll(async () => {
   const fakes = await startFakes();
@@ -48,7 +63,7 @@ beforeAll(async () => {
   storages.push(paymentStorage);
   const gatewayStorage = await createServiceStorage('gateway');
   storages.push(gatewayStorage);
-  const common = { NODE_ENV: 'test', LOG_LEVEL: 'info', TRUST_PROXY_HOPS: '1' };
+  const common = { NODE_ENV: 'test', LOG_LEVEL: 'info', TRUST_PROXY_HOPS: '1', METRICS_TOKEN };
   const started = await Promise.allSettled([
     startService('payment', {
       ...common,
@@ -117,7 +132,7 @@ async function signInWithApiKey(): Promise<string> {
   return (created.json as { key: string }).key;
 }
 
-describe('through the reverse proxy', () => {
+describeWithNginx('through the reverse proxy', () => {
   it('routes each host name to its own service', async () => {
     const [payment, gateway] = await Promise.all([
       call({ host: PAYMENT_HOST, path: '/health' }),
@@ -129,10 +144,26 @@ describe('through the reverse proxy', () => {
     expect(gateway.json).toMatchObject({ status: 'ok', service: 'gateway' });
   });
 
+  it('never passes /metrics through, even with the right token', async () => {
+    const authorization = `Bearer ${METRICS_TOKEN}`;
+    for (const host of [PAYMENT_HOST, GATEWAY_HOST]) {
+      for (const path of ['/metrics', '/metrics/', '/metrics?format=text', '//metrics']) {
+        const res = await call({ host, path, headers: { authorization } });
+        expect({ host, path, status: res.status }).toEqual({ host, path, status: 404 });
+        expect(res.json).toEqual({ error: 'not found', request_id: expect.stringMatching(UUID) });
+      }
+      expect((await callPlain({ host, path: '/metrics', headers: { authorization } })).status).toBe(404);
+    }
+  });
+
   it('answers an unknown host name with a JSON 404 from the proxy itself', async () => {
     const res = await call({ host: 'unknown.localhost', path: '/health' });
     expect(res.status).toBe(404);
-    expect(res.json).toEqual({ error: 'not found', request_id: expect.stringMatching(UUID) });
+    expect(res.json).toEqual({
+      error: 'not found',
+      code: 'not_found',
+      request_id: expect.stringMatching(UUID),
+    });
   });
 
   it("keeps a client's X-Request-Id, and otherwise gives nginx and the service one shared id", async () => {
@@ -177,7 +208,11 @@ describe('through the reverse proxy', () => {
 
     const anonymous = await call({ host: PAYMENT_HOST, path, body });
     expect(anonymous.status).toBe(401);
-    expect(anonymous.json).toEqual({ error: 'missing api key', request_id: expect.stringMatching(UUID) });
+    expect(anonymous.json).toEqual({
+      error: 'missing api key',
+      code: 'missing_api_key',
+      request_id: expect.stringMatching(UUID),
+    });
   });
 
   it('signs in by magic link, creates an API key and completes a chat', async () => {
@@ -279,7 +314,11 @@ describe('through the reverse proxy', () => {
     for (let i = 0; i < 10; i += 1) expect((await verify('127.0.0.2')).status).toBe(400);
     const limited = await verify('127.0.0.2');
     expect(limited.status).toBe(429);
-    expect(limited.json).toEqual({ error: 'rate_limited', request_id: expect.stringMatching(UUID) });
+    expect(limited.json).toEqual({
+      error: 'rate_limited',
+      code: 'rate_limited',
+      request_id: expect.stringMatching(UUID),
+    });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
 
     // A forged X-Forwarded-For does not buy a fresh bucket: nginx appends the real peer.
@@ -303,11 +342,15 @@ describe('through the reverse proxy', () => {
 
     const huge = await call({ host: GATEWAY_HOST, path, body: 'x'.repeat(13 * 1024 * 1024) });
     expect(huge.status).toBe(413);
-    expect(huge.json).toEqual({ error: 'payload too large', request_id: expect.stringMatching(UUID) });
+    expect(huge.json).toEqual({
+      error: 'payload too large',
+      code: 'payload_too_large',
+      request_id: expect.stringMatching(UUID),
+    });
   });
 });
 
-describe('TLS at the proxy', () => {
+describeWithNginx('TLS at the proxy', () => {
   it('sends the Secure session cookie back over HTTPS, where it authenticates the next call', async () => {
     const email = `e2e-${randomUUID()}@example.com`;
     await call({ host: GATEWAY_HOST, path: '/api/v1/auth/request-magic-link', body: { email } });

@@ -9,6 +9,13 @@ const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Where each step's screenshot goes; git-ignored, kept by CI as an artefact. */
 const SCREENSHOT_DIR = path.join(ROOT, 'e2e', 'artifacts', 'console');
 
+/** Why the browser tests cannot run here, or undefined. */
+export function chromiumMissing(): string | undefined {
+  return fs.existsSync(CHROMIUM_PATH)
+    ? undefined
+    : `needs Chromium at ${CHROMIUM_PATH}: apt-get install -y chromium (.ci/run does), or set CHROMIUM_PATH`;
+}
+
 /**
  * Headless Chromium with the flags this network needs: without the
  * background-networking ones it keeps trying (and failing) to reach Google.

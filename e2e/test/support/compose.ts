@@ -80,6 +80,8 @@ export function interpolate(value: string, vars: Map<string, string>): string {
 /** The parts of a compose service this test reads. */
 export type ComposeService = {
   image?: string;
+  command?: string[] | string;
+  user?: string;
   build?: { context?: string; dockerfile?: string; target?: string; args?: Record<string, string> };
   profiles?: string[];
   volumes?: string[];

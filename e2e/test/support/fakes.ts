@@ -24,7 +24,12 @@ export async function startFakes(): Promise<Fakes> {
 
 /** Payment's env for the Stripe fake (no retries, so a failure shows at once). */
 export function paymentFakeEnv(fakes: Fakes): Record<string, string> {
-  return { STRIPE_API_BASE: fakes.stripe.url, STRIPE_MAX_NETWORK_RETRIES: '0' };
+  // The fake takes test-mode keys only, and these services run with NODE_ENV=production.
+  return {
+    STRIPE_API_BASE: fakes.stripe.url,
+    STRIPE_MAX_NETWORK_RETRIES: '0',
+    PAYMENT_ALLOW_TEST_KEY_IN_PRODUCTION: 'true',
+  };
 }
 
 /**

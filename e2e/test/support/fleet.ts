@@ -33,7 +33,9 @@ export type Fleet = {
 };
 
 export type FleetOptions = {
-  /** The shared Redis; the databases are new ones on TEST_DATABASE_URL's server. */
+  /** The Postgres server the services' databases are created on (new ones, one per service). */
+  databaseUrl: string;
+  /** The Redis both services share. */
   redisUrl: string;
   paymentEnv: Record<string, string>;
   gatewayEnv: Record<string, string>;
@@ -78,9 +80,9 @@ export async function startFleet(opts: FleetOptions): Promise<Fleet> {
     cleanups.push(() => Promise.all([stripe.close(), openai.close(), smtp.close()]));
     const certs = createTestCertificates([PAYMENT_HOST, GATEWAY_HOST]);
     cleanups.push(() => certs.remove());
-    const paymentStorage = await createServiceStorage('payment');
+    const paymentStorage = await createServiceStorage('payment', opts.databaseUrl);
     cleanups.push(() => paymentStorage.drop());
-    const gatewayStorage = await createServiceStorage('gateway');
+    const gatewayStorage = await createServiceStorage('gateway', opts.databaseUrl);
     cleanups.push(() => gatewayStorage.drop());
 
     const [port, tlsPort] = [await freePort(), await freePort()];

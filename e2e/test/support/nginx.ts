@@ -42,6 +42,13 @@ type StartNginxOptions = {
   gatewayHost: string;
 };
 
+/** Why the proxy tests cannot run here, or undefined. */
+export function nginxMissing(): string | undefined {
+  return CANDIDATES.some((candidate) => fs.existsSync(candidate))
+    ? undefined
+    : 'needs nginx: apt-get install -y nginx-light (.ci/run does)';
+}
+
 /** Debian's nginx (installed by .ci/run), or a clear failure naming the package. */
 function findNginx(): string {
   const found = CANDIDATES.find((candidate) => fs.existsSync(candidate));

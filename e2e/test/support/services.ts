@@ -22,12 +22,14 @@ export type ServiceProcess = {
 export type ServiceStorage = { env: Record<string, string>; drop(): Promise<void> };
 
 /**
- * A fresh database for one service: on the Postgres of TEST_DATABASE_URL when
- * set, else an embedded PGlite folder. Left empty on purpose: the service
+ * A fresh database for one service: on the Postgres server `base` (default
+ * TEST_DATABASE_URL) when there is one, else an embedded PGlite folder. Left empty on purpose: the service
  * applies its migrations at start, which is part of what this proves.
  */
-export async function createServiceStorage(service: string): Promise<ServiceStorage> {
-  const base = process.env.TEST_DATABASE_URL;
+export async function createServiceStorage(
+  service: string,
+  base = process.env.TEST_DATABASE_URL,
+): Promise<ServiceStorage> {
   if (!base) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `e2e-${service}-`));
     return { env: { DATA_DIR: dir }, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
@@ -86,7 +88,8 @@ export async function startService(
   const port = await new Promise<number>((resolve, reject) => {
     let pending = '';
     let settled = false;
-    const timer = setTimeout(() => fail(new Error('did not log "listening" within 60 s')), 60_000);
+    // tsx compiles the sources on the way in: on a loaded 2-core machine a start took over 60 s.
+    const timer = setTimeout(() => fail(new Error('did not log "listening" within 150 s')), 150_000);
     const fail = (err: Error) => {
       if (settled) return;
       settled = true;
