@@ -2,12 +2,12 @@
 # One image definition for both services; the build argument APP picks which.
 # Build from the repository root (the context is the monorepo):
 #   docker build --build-arg APP=payment -t platform/payment .
-#   docker build --build-arg APP=payment --target migrate -t platform/payment-migrate .
 #   docker build --build-arg APP=gateway -t platform/gateway .
-#   docker build --build-arg APP=gateway --target migrate -t platform/gateway-migrate .
-# The runtime image holds production dependencies and built output only; the
-# `migrate` target runs `prisma migrate deploy` as a one-shot job (the service also
-# applies pending migrations itself at start, under the same advisory lock).
+# The runtime image holds production dependencies and built output only. It also
+# runs the one-shot migration job, with the project's own runner (nothing is
+# downloaded; the service applies pending migrations itself at start as well,
+# under the same advisory lock):
+#   docker run --rm -e DATABASE_URL=... platform/payment node ../../packages/db/dist/migrate-deploy.js
 ARG NODE_IMAGE=node:24-bookworm-slim
 # payment | gateway
 ARG APP
@@ -49,28 +49,6 @@ RUN npx turbo run build --filter="@platform/${APP}..." \
 FROM base AS prod-deps
 COPY --from=prune /out/prod/ ./
 RUN --mount=type=cache,target=/root/.npm npm install --omit=dev --ignore-scripts
-
-# One-shot `prisma migrate deploy`, pinned to the CLI version the app is developed with.
-# The native schema engine is fetched here, at build time, so the job needs no network;
-# Prisma's download fails silently, hence the explicit `ls` of the binary.
-FROM base AS migrate
-ARG APP
-RUN apt-get update \
- && apt-get install -y --no-install-recommends openssl ca-certificates \
- && rm -rf /var/lib/apt/lists/*
-WORKDIR /migrate
-COPY apps/${APP}/package.json /tmp/app-package.json
-RUN --mount=type=cache,target=/root/.npm \
-    npm install --no-save --no-package-lock --ignore-scripts \
-      "prisma@$(node -p 'require("/tmp/app-package.json").devDependencies.prisma')" \
- && node node_modules/@prisma/engines/scripts/postinstall.js \
- && ls node_modules/@prisma/engines/schema-engine-* \
- && node_modules/.bin/prisma --version
-COPY apps/${APP}/prisma.config.ts ./
-COPY apps/${APP}/prisma ./prisma
-USER node
-ENTRYPOINT ["/migrate/node_modules/.bin/prisma"]
-CMD ["migrate", "deploy"]
 
 FROM base AS runtime-common
 ARG APP
