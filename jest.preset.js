@@ -10,6 +10,9 @@ module.exports = {
     '^.+\\.[cm]js$': ['@swc/jest'],
   },
   transformIgnorePatterns: ['/node_modules/(?!(@electric-sql|jose|@prisma/schema-engine-wasm)/)'],
-  testTimeout: 30000,
+  // Per test and hook. Generous on purpose: on a shared 2-core machine under load a
+  // harness start (database, migrations, servers) took over 30 s and failed whole
+  // files; a hang still fails. Files that need a tighter bound pass their own.
+  testTimeout: 90000,
   reporters: ['default', require.resolve('./scripts/jest-summary-reporter.js')],
 };

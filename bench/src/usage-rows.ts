@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { GATEWAY_MIGRATIONS_DIR, insertUsageRows, PrismaClient } from '@platform/gateway/testing';
+import { GATEWAY_MIGRATIONS_DIR, insertLedgerRecords, PrismaClient } from '@platform/gateway/testing';
 import { createTestDatabase } from '@platform/testing';
 
 // Usage: tsx --conditions=source src/usage-rows.ts
 // CPU cost of writing one batch of usage rows: Prisma createMany, as
-// the usage recorder once did, against insertUsageRows (one parameterised multi-row
+// the usage recorder once did, against insertLedgerRecords (one parameterised multi-row
 // INSERT through Prisma's raw path), which the usage-row writer uses now. Explains the gap between `chat` and `chat-without-usage-rows`.
 
 const BATCHES = [1, 100, 300, 500];
@@ -43,20 +43,34 @@ async function main(): Promise<void> {
       status: 200,
       promptTokens: 7,
       completionTokens: 5,
+      cachedTokens: 0,
       totalTokens: 12,
+      costMicros: 4,
+      currency: 'USD',
+      estimated: false,
+      byok: false,
       latencyMs: 20,
+      createdAt: Date.now(),
     });
-    const insertRaw = (rows: Array<ReturnType<typeof row>>) => insertUsageRows(prisma, rows);
+    const insertRaw = (rows: Array<ReturnType<typeof row>>) => insertLedgerRecords(prisma, rows);
     console.log(
       `database: ${database.kind}; median of ${REPEATS} after ${WARMUP} warm-up batches; CPU of this process\n`,
     );
     console.log(
-      '| rows per batch | Prisma createMany CPU ms | insertUsageRows CPU ms | createMany CPU ms per row |',
+      '| rows per batch | Prisma createMany CPU ms | insertLedgerRecords CPU ms | createMany CPU ms per row |',
     );
     console.log('|--:|--:|--:|--:|');
     for (const size of BATCHES) {
       const batch = () => Array.from({ length: size }, row);
-      const prismaMs = await medianCpuMs(() => prisma.usageRecord.createMany({ data: batch() }));
+      const prismaMs = await medianCpuMs(() =>
+        prisma.usageRecord.createMany({
+          data: batch().map(({ createdAt, costMicros, ...r }) => ({
+            ...r,
+            costMicros: BigInt(costMicros),
+            createdAt: new Date(createdAt),
+          })),
+        }),
+      );
       const rawMs = await medianCpuMs(() => insertRaw(batch()));
       console.log(
         `| ${size} | ${prismaMs.toFixed(1)} | ${rawMs.toFixed(1)} | ${(prismaMs / size).toFixed(3)} |`,

@@ -5,13 +5,12 @@ import path from 'node:path';
 // The same lanes and server keys as the gateway's integration tests: one model per target.
 import {
   createApiKey,
-  createUsageRowWriter,
   GATEWAY_MIGRATIONS_DIR,
   PrismaClient,
   SERVER_KEYS,
   startGatewayInstance,
   TEST_LANES,
-  type UsageRowWriter,
+  type UsageLedger,
   upsertUserByEmail,
 } from '@platform/gateway/testing';
 import { createLogger } from '@platform/logging';
@@ -34,8 +33,8 @@ export const STREAM_CHUNKS = ['Hello', ' from', ' the', ' bench', 'mark.'];
 export type GatewayTarget = {
   url: string;
   /**
-   * A second app on the same database, store and fakes whose usage-row writer
-   * drops rows: an ablation that shows what usage recording costs on chat.
+   * A second app on the same database, store and fakes whose usage ledger
+   * records nothing: an ablation that shows what usage recording costs on chat.
    */
   urlWithoutUsageRows: string;
   apiKey: string;
@@ -51,9 +50,9 @@ export type GatewayTarget = {
 /**
  * Builds the gateway the way apps/gateway/test/support/ai-harness.ts does
  * (same env, fakes, createTestDatabase/createTestKv, startGatewayInstance), except: the
- * log goes to a counting sink at `info` as in production, the usage-row writer
- * flushes on its production interval, and the rate limit and token budget are
- * set out of reach.
+ * log goes to a counting sink at `info` as in production, the usage ledger
+ * is the production one (Redis stream or direct Postgres), and the rate limit
+ * and budgets are set out of reach (still reserved and settled on every request).
  */
 export async function startGatewayTarget(): Promise<GatewayTarget> {
   const openai = await startOpenAIFake({ behaviour: { chunks: STREAM_CHUNKS } });
@@ -64,7 +63,6 @@ export async function startGatewayTarget(): Promise<GatewayTarget> {
   const kv = createTestKv();
   const logs = createLogSink();
   const logger = createLogger({ service: 'gateway', destination: logs, level: 'info' });
-  const usage = createUsageRowWriter({ prisma, logger });
   const lanesFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-gw-')), 'lanes.json');
   writeFileSync(lanesFile, JSON.stringify(TEST_LANES));
   const providers = ['openrouter', 'groq', 'cerebras', 'google', 'openai'];
@@ -86,12 +84,12 @@ export async function startGatewayTarget(): Promise<GatewayTarget> {
     TRUST_PROXY_HOPS: '1',
     ...SERVER_KEYS,
   };
-  const gateway = startGatewayInstance({ logger, prisma, kv }, vars, { usageRows: usage });
+  const gateway = startGatewayInstance({ logger, prisma, kv }, vars);
   const user = await upsertUserByEmail(prisma, `bench-${process.pid}@example.com`);
   const key = await createApiKey(gateway.deps, { userId: user.id, name: 'bench', scope: 'ai' });
   const listening = await listenOnLoopback(gateway.app);
-  const dropUsage: UsageRowWriter = { record: () => {}, flush: async () => {}, close: async () => {} };
-  const ablation = startGatewayInstance({ logger, prisma, kv }, vars, { usageRows: dropUsage });
+  const dropUsage: UsageLedger = { append: async () => {}, flush: async () => {}, close: async () => {} };
+  const ablation = startGatewayInstance({ logger, prisma, kv }, vars, { ledgerAdapter: dropUsage });
   const listeningWithoutUsage = await listenOnLoopback(ablation.app);
 
   return {

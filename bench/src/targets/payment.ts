@@ -53,6 +53,8 @@ export function benchPaymentEnv(stripeUrl: string): Record<string, string> {
     STRIPE_MAX_NETWORK_RETRIES: '0',
     STRIPE_TIMEOUT_MS: '2000',
     PAYMENT_RATE_LIMIT_PER_MINUTE: '1000000000',
+    // The peers bench runs payment with NODE_ENV=production; the fake takes test keys only.
+    PAYMENT_ALLOW_TEST_KEY_IN_PRODUCTION: 'true',
   };
 }
 
