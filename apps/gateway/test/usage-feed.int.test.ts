@@ -126,6 +126,22 @@ describe('usage feed', () => {
     expect(mine.records.map((r) => r.user_id)).toEqual([other.userId]);
   });
 
+  it('pages the rows of one batch (one transaction) in the order they were written', async () => {
+    // One INSERT: one xid. Request ids in descending order, so that a sort by
+    // request id (the output column named id) rather than the row id shows.
+    const other = await h.createCaller();
+    const ids = Array.from({ length: 5 }, (_, i) => `${'f'.repeat(7)}${9 - i}-0000-4000-8000-000000000000`);
+    await insertLedgerRecords(
+      h.prisma,
+      ids.map((requestId, i) => record(other.userId, { requestId, projectId: `b${i}` })),
+    );
+    const service = createGatewayServiceClient({ baseUrl: url, serviceToken: SERVICE_TOKEN });
+    await eventually(async () => {
+      const all = await readAll((cursor) => service.usageFeed({ cursor, user_id: other.userId, limit: 2 }));
+      expect(all.records.map((r) => r.project_id)).toEqual(['b0', 'b1', 'b2', 'b3', 'b4']);
+    });
+  });
+
   it('the service feed wants the service token: none -> 401, a wrong one -> 403', async () => {
     expect((await request(h.app).get('/api/v1/usage/feed')).status).toBe(401);
     const wrong = await request(h.app)

@@ -70,6 +70,9 @@ export async function readFeed(
       FROM usage_records`;
   const after = Prisma.sql`(xid, id) > (${query.after.xid}::bigint, ${query.after.seq}::bigint)
        AND xid < (${STABLE_BOUND})`;
+  // ORDER BY names the table's columns: bare `xid, id` would sort by the
+  // output columns of those names (xid as text, id = request_id), which put a
+  // batch's rows in random order and lost rows across pages.
   // Two statements rather than `($user IS NULL OR user_id = $user)`, which keeps
   // the planner from the (xid, id) index. The limit is written into the SQL (an
   // integer, clamped here): a generic plan for `LIMIT $n` assumes a tenth of the
@@ -77,8 +80,8 @@ export async function readFeed(
   const limit = Prisma.raw(String(Math.min(1000, Math.max(1, Math.trunc(query.limit)))));
   const raw = query.userId
     ? await prisma.$queryRaw<RawRow[]>`${columns} WHERE user_id = ${query.userId}::uuid AND ${after}
-        ORDER BY xid, id LIMIT ${limit}`
-    : await prisma.$queryRaw<RawRow[]>`${columns} WHERE ${after} ORDER BY xid, id LIMIT ${limit}`;
+        ORDER BY usage_records.xid, usage_records.id LIMIT ${limit}`
+    : await prisma.$queryRaw<RawRow[]>`${columns} WHERE ${after} ORDER BY usage_records.xid, usage_records.id LIMIT ${limit}`;
   const rows = raw.map(({ xid: _x, seq: _s, ...r }) => ({
     ...r,
     cost_micros: Number(r.cost_micros),
