@@ -9,14 +9,15 @@ const NOON = Date.UTC(2026, 10, 25, 12, 0, 0);
 
 function setup(defaults: { limit: number }[] = [{ limit: 100 }], rules: BudgetRule[] = []) {
   let now = NOON;
+  const store = createMemoryCounterStore(() => now);
   const budgets = createBudgets({
-    store: createMemoryCounterStore(() => now),
+    store,
     defaults: defaults.map((d) => ({ scope: 'user', period: 'daily', unit: 'tokens', limit: d.limit })),
     loadUserRules: async () => rules,
     logger,
     now: () => now,
   });
-  return { budgets, setNow: (t: number) => (now = t) };
+  return { budgets, store, setNow: (t: number) => (now = t) };
 }
 
 const ask = (over: Partial<Parameters<ReturnType<typeof createBudgets>['reserve']>[0]> = {}) => ({
@@ -92,6 +93,38 @@ describe('budgets (memory counters)', () => {
     await (await budgets.reserve(ask())).settle({ totalTokens: 8, costMicros: 0 });
     await expect(budgets.reserve(ask())).rejects.toMatchObject({ status: 429 });
     await expect(budgets.reserve(ask({ projectId: 'p2' }))).resolves.toBeDefined();
+  });
+
+  it('counts only the budgets in force and the daily tokens; a budget set later is seeded', async () => {
+    const rules: BudgetRule[] = [];
+    const { budgets, store } = setup([{ limit: 100 }], rules);
+    await (await budgets.reserve(ask())).settle({ totalTokens: 8, costMicros: 3 });
+    const project = { scope: 'project', subject: 'p1', period: 'monthly', unit: 'tokens' } as const;
+    const projectKey = 'budget:tokens:project:u1:p1:2026-11';
+    expect(
+      await store.read([projectKey, 'budget:tokens:u1:2026-11-25', 'budget:cost:u1:2026-11-25']),
+    ).toEqual([0, 8, 0]);
+    expect(await budgets.isCounted('u1', project)).toBe(false);
+    expect(await budgets.isCounted('u1', { ...project, scope: 'user', subject: '', period: 'daily' })).toBe(
+      true,
+    );
+    const windows: unknown[] = [];
+    await budgets.seed('u1', project, async (w) => {
+      windows.push(w);
+      return 8;
+    });
+    expect(windows).toEqual([
+      { label: '2026-11', startsAt: Date.UTC(2026, 10, 1), endsAt: Date.UTC(2026, 11, 1) },
+    ]);
+    rules.push({ ...project, limit: 12 });
+    budgets.invalidate('u1');
+    expect(await budgets.isCounted('u1', project)).toBe(true);
+    // 4 left of the project's 12: a prompt of 4 does not fit with a completion token; one of 2 gets 2.
+    await expect(budgets.reserve(ask({ completionTokens: 100 }))).rejects.toMatchObject({
+      details: [{ path: 'budget.project.monthly.tokens', message: expect.any(String) }],
+    });
+    const r = await budgets.reserve(ask({ promptTokens: 2, completionTokens: 100 }));
+    expect(r.completionCap).toBe(2);
   });
 
   it('a new UTC day starts a new daily window', async () => {

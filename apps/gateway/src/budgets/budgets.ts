@@ -4,20 +4,20 @@ import { costMicros, type ModelPrice } from '../usage/pricing';
 import type { BudgetCounterStore, CounterClaim } from './counter-store';
 import { reservedOf } from './counter-store';
 import {
-  BUDGET_PERIODS,
-  BUDGET_UNITS,
   type BudgetDefault,
   type BudgetId,
   type BudgetPeriod,
   type BudgetRule,
   type BudgetScope,
   type BudgetUnit,
+  type BudgetWindow,
   counterKey,
   describeBudget,
+  isUserDailyTokens,
   windowOf,
 } from './rules';
 
-/** A counter without a limit still counts (a budget set mid-window sees the window's use); this is its "limit". */
+/** The "limit" of the one counter counted without a limit (the user's daily tokens, for /usage/today). */
 const UNLIMITED = 9e15;
 /** A counter outlives its window by this much, so a late settle never restarts an expired key's count. */
 const TTL_MARGIN_MS = 3_600_000;
@@ -63,6 +63,13 @@ export type Budgets = {
   readonly defaults: readonly BudgetDefault[];
   /** Forget cached rules of a user (after a change). */
   invalidate(userId: string): void;
+  /** Whether requests count this budget now (it has a limit in force, or is the user's daily tokens). */
+  isCounted(userId: string, id: BudgetId): Promise<boolean>;
+  /**
+   * Starts the counter of a budget that was not counted (set mid-window) at
+   * the window's use so far, as `useIn` reads it from the daily sums.
+   */
+  seed(userId: string, id: BudgetId, useIn: (window: BudgetWindow) => Promise<number>): Promise<void>;
 };
 
 export type BudgetsOptions = {
@@ -87,10 +94,11 @@ function matches(rule: BudgetId, id: BudgetId): boolean {
 
 /**
  * Reservations and settlement of the token and cost budgets per user, API
- * key and project, daily and monthly (UTC), in shared counters. Every request
- * touches every counter of its user, key and project (so a budget set
- * mid-window counts the whole window); only those with a limit can refuse.
- * A limit is the lower of the server default and the user's own setting.
+ * key and project, daily and monthly (UTC), in shared counters. A request
+ * touches the counters of the budgets in force for its user, key and project
+ * (and always the user's daily tokens); a budget set mid-window starts from
+ * the window's use in the daily sums (`seed`). A limit is the lower of the
+ * server default and the user's own setting.
  */
 export function createBudgets(opts: BudgetsOptions): Budgets {
   const now = opts.now ?? Date.now;
@@ -127,14 +135,22 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
     return own?.limit ?? byDefault?.limit;
   };
 
-  const idsOf = (req: Pick<BudgetRequest, 'apiKeyId' | 'projectId'>): BudgetId[] => {
-    const subjects: [BudgetScope, string][] = [['user', '']];
-    if (req.apiKeyId) subjects.push(['api_key', req.apiKeyId]);
-    subjects.push(['project', req.projectId]);
-    const ids: BudgetId[] = [];
-    for (const [scope, subject] of subjects)
-      for (const period of BUDGET_PERIODS)
-        for (const unit of BUDGET_UNITS) ids.push({ scope, subject, period, unit });
+  /** The budgets a request counts: every default and own rule of its user, key and project, and the user's daily tokens. */
+  const idsOf = (
+    rules: readonly BudgetRule[],
+    req: Pick<BudgetRequest, 'apiKeyId' | 'projectId'>,
+  ): BudgetId[] => {
+    const ids: BudgetId[] = [{ scope: 'user', subject: '', period: 'daily', unit: 'tokens' }];
+    const add = (id: BudgetId) => {
+      if (!ids.some((known) => matches(known, id))) ids.push(id);
+    };
+    const subjectOf = (scope: BudgetScope): string | null =>
+      scope === 'user' ? '' : scope === 'api_key' ? req.apiKeyId : req.projectId;
+    for (const d of opts.defaults) {
+      const subject = subjectOf(d.scope);
+      if (subject !== null) add({ scope: d.scope, subject, period: d.period, unit: d.unit });
+    }
+    for (const r of rules) if (subjectOf(r.scope) === r.subject) add(r);
     return ids;
   };
 
@@ -157,6 +173,15 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
   return {
     defaults: opts.defaults,
     invalidate: (userId) => cache.delete(userId),
+    async isCounted(userId, id) {
+      return isUserDailyTokens(id) || limitOf(await opts.loadUserRules(userId), id) !== undefined;
+    },
+    async seed(userId, id, useIn) {
+      const at = now();
+      const w = windowOf(id.period, at);
+      const used = await useIn(w);
+      await opts.store.seed(counterKey(userId, id, w.label), used, w.endsAt - at + TTL_MARGIN_MS);
+    },
     async reserve(req) {
       const rules = await userRules(req.userId);
       const at = now();
@@ -166,9 +191,10 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
         completionTokens: req.completionTokens,
         cachedTokens: 0,
       });
-      const ids = idsOf(req);
+      const ids = idsOf(rules, req);
+      const windows = { daily: windowOf('daily', at), monthly: windowOf('monthly', at) };
       const claims: CounterClaim[] = ids.map((id) => {
-        const w = windowOf(id.period, at);
+        const w = windows[id.period];
         return {
           key: counterKey(req.userId, id, w.label),
           limit: limitOf(rules, id) ?? UNLIMITED,

@@ -45,5 +45,8 @@ export function createMemoryCounterStore(now: () => number = Date.now): BudgetCo
     async read(keys) {
       return keys.map(currentOf);
     },
+    async seed(key, value, ttlMs) {
+      counters.set(key, { value, expiresAt: now() + ttlMs });
+    },
   };
 }

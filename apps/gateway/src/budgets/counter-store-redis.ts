@@ -87,5 +87,9 @@ export function createRedisCounterStore(redis: Redis, prefix: string): BudgetCou
       const values = await redis.mget(...keys.map(k));
       return values.map((v) => Number(v ?? 0));
     },
+    async seed(key, value, ttlMs) {
+      assertRedisReachable(redis);
+      await redis.set(k(key), Math.round(value), 'PX', Math.ceil(ttlMs));
+    },
   };
 }

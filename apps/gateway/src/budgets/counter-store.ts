@@ -23,6 +23,8 @@ export type BudgetCounterStore = {
   adjust(deltas: readonly { key: string; by: number; ttlMs: number }[]): Promise<void>;
   /** Current values (0 when absent). */
   read(keys: readonly string[]): Promise<number[]>;
+  /** Sets a counter to `value` (a budget that starts being counted mid-window: its use so far). */
+  seed(key: string, value: number, ttlMs: number): Promise<void>;
 };
 
 /** What a reserve with share `ppm` takes of `need`; both adapters and the settle use it. */

@@ -11,7 +11,7 @@ import { type RequestHandler, Router } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { BudgetStatus, Budgets } from './budgets';
-import { deleteUserBudget, ownsApiKey, upsertUserBudget } from './repo';
+import { deleteUserBudget, ownsApiKey, upsertUserBudget, useInWindow } from './repo';
 
 function toBudget(s: BudgetStatus): Budget {
   return {
@@ -31,7 +31,8 @@ function toBudget(s: BudgetStatus): Budget {
  * `/api/v1/budgets`: list, set (PUT) and remove (DELETE) the caller's token
  * and cost budgets. `csrf` checks the Origin of session-authenticated writes.
  * A change applies at once on this instance and within the rules cache time
- * (5 s) on the others.
+ * (5 s) on the others. A budget set where none was in force starts from the
+ * window's use so far (the daily sums).
  */
 export function createBudgetRouter(opts: {
   prisma: PrismaClient;
@@ -69,7 +70,10 @@ export function createBudgetRouter(opts: {
     const { userId } = requireAuthOf(res);
     if (rule.scope === 'api_key' && !(await ownsApiKey(opts.prisma, userId, rule.subject)))
       throw new AppError('api_key_not_found');
+    const counted = await opts.budgets.isCounted(userId, rule);
     await upsertUserBudget(opts.prisma, userId, rule);
+    // Not counted until now: its counter starts at the window's use so far.
+    if (!counted) await opts.budgets.seed(userId, rule, (w) => useInWindow(opts.prisma, userId, rule, w));
     opts.budgets.invalidate(userId);
     const shown = (await opts.budgets.list(userId)).find(
       (b) =>

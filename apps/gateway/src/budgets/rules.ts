@@ -17,17 +17,26 @@ export type BudgetDefault = Omit<BudgetRule, 'subject'>;
 
 const DAY_MS = 86_400_000;
 
-/** The UTC window `at` falls in: its label (YYYY-MM-DD or YYYY-MM) and when it ends. */
-export function windowOf(period: BudgetPeriod, at: number): { label: string; endsAt: number } {
+/** A UTC window: its label (YYYY-MM-DD or YYYY-MM), when it starts and when it ends. */
+export type BudgetWindow = { label: string; startsAt: number; endsAt: number };
+
+/** The UTC window `at` falls in. */
+export function windowOf(period: BudgetPeriod, at: number): BudgetWindow {
   const d = new Date(at);
   if (period === 'daily') {
     const start = at - (at % DAY_MS);
-    return { label: d.toISOString().slice(0, 10), endsAt: start + DAY_MS };
+    return { label: d.toISOString().slice(0, 10), startsAt: start, endsAt: start + DAY_MS };
   }
   return {
     label: d.toISOString().slice(0, 7),
+    startsAt: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1),
     endsAt: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
   };
+}
+
+/** The user's daily tokens: always counted, whatever the limits (GET /usage/today reads it). */
+export function isUserDailyTokens(id: BudgetId): boolean {
+  return id.scope === 'user' && id.period === 'daily' && id.unit === 'tokens';
 }
 
 /**
