@@ -9,7 +9,14 @@ import {
   upsertUserByEmail,
   writeTempJson,
 } from '@platform/gateway/testing';
-import { buildEvent, freePort, signWebhookPayload } from '@platform/testing';
+import {
+  buildEvent,
+  describeWithSharedServers,
+  freePort,
+  type SharedServers,
+  signWebhookPayload,
+  startSharedServers,
+} from '@platform/testing';
 import { ROOT } from './support/compose';
 import { type Fakes, gatewayFakeEnv, paymentFakeEnv, startFakes } from './support/fakes';
 import { waitUntilRefusing } from './support/fleet';
@@ -31,13 +38,11 @@ import {
 // reports no difference. Then the paid lane: refused without a subscription,
 // served with it, refused again within the documented delay of a cancellation.
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL;
-const REDIS_URL = process.env.TEST_REDIS_URL;
-if (!DATABASE_URL || !REDIS_URL) {
-  throw new Error(
-    'the billing test needs the shared Postgres and Redis: set TEST_DATABASE_URL and TEST_REDIS_URL',
-  );
-}
+// Postgres and Redis: TEST_DATABASE_URL/TEST_REDIS_URL (CI), else private ones
+// started for this file; without those either, the file is skipped in one line.
+const describeWithServers = describeWithSharedServers('the billing test (e2e/test/billing.int.test.ts)');
+let servers: SharedServers | undefined;
+let REDIS_URL: string;
 
 const PAYMENT_KEY = `e2e-billing-${randomBytes(8).toString('hex')}`;
 const SERVICE_TOKEN = `svc-${randomBytes(16).toString('hex')}`;
@@ -70,211 +75,214 @@ const gateways: ServiceProcess[] = [];
 let gwDb: Awaited<ReturnType<typeof openDatabase>>;
 let prisma: PrismaClient;
 
-beforeAll(async () => {
-  fakes = await startFakes();
-  fakes.stripe.meters.seed({ event_name: METER_EVENT, display_name: 'AI tokens' });
-  const goldPrice = fakes.stripe.seedProduct({ id: PAID_PRODUCT, name: 'Gold' });
-  fakes.stripe.seedPrice({
-    id: `price_gold_${randomBytes(4).toString('hex')}`,
-    product: goldPrice.id,
-    unit_amount: 2000,
-    recurring: { interval: 'month' },
+describeWithServers('AI usage billed through Stripe', () => {
+  beforeAll(async () => {
+    servers = await startSharedServers();
+    REDIS_URL = servers.redisUrl;
+    fakes = await startFakes();
+    fakes.stripe.meters.seed({ event_name: METER_EVENT, display_name: 'AI tokens' });
+    const goldPrice = fakes.stripe.seedProduct({ id: PAID_PRODUCT, name: 'Gold' });
+    fakes.stripe.seedPrice({
+      id: `price_gold_${randomBytes(4).toString('hex')}`,
+      product: goldPrice.id,
+      unit_amount: 2000,
+      recurring: { interval: 'month' },
+    });
+    fakes.openai.set({
+      content: 'one two three four five',
+      usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 },
+    });
+    [paymentStorage, gatewayStorage] = await Promise.all([
+      createServiceStorage('payment', servers.databaseUrl),
+      createServiceStorage('gateway', servers.databaseUrl),
+    ]);
+    paymentPort = await freePort();
+    const gatewayPort = await freePort();
+    const lanes = {
+      ...TEST_LANES,
+      lanes: {
+        ...TEST_LANES.lanes,
+        premium: { ...TEST_LANES.lanes.premium, billing: { mode: 'paid', product: PAID_PRODUCT } },
+      },
+    };
+    const common = { NODE_ENV: 'production', LOG_LEVEL: 'info', REDIS_URL };
+    paymentEnv = {
+      ...common,
+      ...paymentStorage.env,
+      ...paymentFakeEnv(fakes),
+      PAYMENT_MS_API_KEY: PAYMENT_KEY,
+      PAYMENT_RATE_LIMIT_PER_MINUTE: '100000',
+      STRIPE_SECRET_KEY: 'sk_test_e2e_billing',
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      PAYMENT_USAGE_METERS: `tokens=${METER_EVENT}`,
+      PAYMENT_USAGE_SENDER_IDLE_MS: '100',
+      PAYMENT_USAGE_RETRY_BASE_MS: '100',
+      PAYMENT_USAGE_RETRY_MAX_MS: '1000',
+      PAYMENT_USAGE_SENDER_LEASE_SECONDS: '5',
+      GATEWAY_SUBSCRIPTION_NOTIFY_URL: `http://127.0.0.1:${gatewayPort}/api/v1/billing/subscription-changes`,
+      GATEWAY_SERVICE_TOKEN: SERVICE_TOKEN,
+    };
+    gatewayEnv = {
+      ...common,
+      ...gatewayStorage.env,
+      ...gatewayFakeEnv(fakes, 'https://gateway.example.com'),
+      AI_LANES_CONFIG: writeTempJson('lanes.json', lanes),
+      AI_RATE_LIMIT_PER_MINUTE: '100000',
+      AI_DAILY_TOKEN_BUDGET: '100000000',
+      GATEWAY_SERVICE_TOKEN: SERVICE_TOKEN,
+      PAYMENT_URL: `http://127.0.0.1:${paymentPort}`,
+      PAYMENT_API_KEY: PAYMENT_KEY,
+      BILLING_IDLE_MS: '100',
+      // A SIGKILLed instance's ledger entries are taken over by the other after this.
+      USAGE_LEDGER_CLAIM_IDLE_MS: '2000',
+      BILLING_RETRY_BASE_MS: '100',
+      BILLING_RETRY_MAX_MS: '1000',
+      BILLING_LEASE_SECONDS: '2',
+      BILLING_SUBSCRIPTION_CACHE_SECONDS: String(SUBSCRIPTION_CACHE_SECONDS),
+    };
+    const [p, a, b] = await Promise.all([
+      startService('payment', paymentEnv, { port: paymentPort }),
+      startService('gateway', gatewayEnv, { port: gatewayPort }),
+      startService('gateway', gatewayEnv),
+    ]);
+    payment = p;
+    gateways.push(a, b);
+    gwDb = await openDatabase({ url: gatewayStorage.env.DATABASE_URL });
+    prisma = new PrismaClient({ adapter: gwDb.adapter });
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all([payment?.stop(), ...gateways.map((g) => g.stop())]);
+    await prisma?.$disconnect();
+    await gwDb?.close();
+    await Promise.all([paymentStorage?.drop(), gatewayStorage?.drop()]);
+    await Promise.all([fakes?.stripe.close(), fakes?.openai.close(), fakes?.smtp.close()]);
+    await servers?.close();
+  }, 60_000);
+
+  type User = { id: string; key: string };
+
+  async function newUser(): Promise<User> {
+    const user = await upsertUserByEmail(prisma, `billing-${randomUUID()}@example.com`);
+    const { key } = await createApiKey(
+      { prisma, env: { GATEWAY_SECRET: gatewayEnv.GATEWAY_SECRET as string } },
+      { userId: user.id, name: 'billing', scope: 'ai' },
+    );
+    return { id: user.id, key };
+  }
+
+  const url = (g: ServiceProcess, p: string) => `http://127.0.0.1:${g.port}${p}`;
+
+  function post(g: ServiceProcess, p: string, key: string, body: unknown, signal?: AbortSignal) {
+    return fetch(url(g, p), {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  const chatBody = (lane = 'standard') => ({
+    lane,
+    project_id: 'billing',
+    messages: [{ role: 'user', content: 'Hi.' }],
   });
-  fakes.openai.set({
-    content: 'one two three four five',
-    usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 },
-  });
-  [paymentStorage, gatewayStorage] = await Promise.all([
-    createServiceStorage('payment'),
-    createServiceStorage('gateway'),
-  ]);
-  paymentPort = await freePort();
-  const gatewayPort = await freePort();
-  const lanes = {
-    ...TEST_LANES,
-    lanes: {
-      ...TEST_LANES.lanes,
-      premium: { ...TEST_LANES.lanes.premium, billing: { mode: 'paid', product: PAID_PRODUCT } },
-    },
-  };
-  const common = { NODE_ENV: 'production', LOG_LEVEL: 'info', REDIS_URL };
-  paymentEnv = {
-    ...common,
-    ...paymentStorage.env,
-    ...paymentFakeEnv(fakes),
-    PAYMENT_MS_API_KEY: PAYMENT_KEY,
-    PAYMENT_RATE_LIMIT_PER_MINUTE: '100000',
-    STRIPE_SECRET_KEY: 'sk_test_e2e_billing',
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    PAYMENT_USAGE_METERS: `tokens=${METER_EVENT}`,
-    PAYMENT_USAGE_SENDER_IDLE_MS: '100',
-    PAYMENT_USAGE_RETRY_BASE_MS: '100',
-    PAYMENT_USAGE_RETRY_MAX_MS: '1000',
-    PAYMENT_USAGE_SENDER_LEASE_SECONDS: '5',
-    GATEWAY_SUBSCRIPTION_NOTIFY_URL: `http://127.0.0.1:${gatewayPort}/api/v1/billing/subscription-changes`,
-    GATEWAY_SERVICE_TOKEN: SERVICE_TOKEN,
-  };
-  gatewayEnv = {
-    ...common,
-    ...gatewayStorage.env,
-    ...gatewayFakeEnv(fakes, 'https://gateway.example.com'),
-    AI_LANES_CONFIG: writeTempJson('lanes.json', lanes),
-    AI_RATE_LIMIT_PER_MINUTE: '100000',
-    AI_DAILY_TOKEN_BUDGET: '100000000',
-    GATEWAY_SERVICE_TOKEN: SERVICE_TOKEN,
-    PAYMENT_URL: `http://127.0.0.1:${paymentPort}`,
-    PAYMENT_API_KEY: PAYMENT_KEY,
-    BILLING_IDLE_MS: '100',
-    // A SIGKILLed instance's ledger entries are taken over by the other after this.
-    USAGE_LEDGER_CLAIM_IDLE_MS: '2000',
-    BILLING_RETRY_BASE_MS: '100',
-    BILLING_RETRY_MAX_MS: '1000',
-    BILLING_LEASE_SECONDS: '2',
-    BILLING_SUBSCRIPTION_CACHE_SECONDS: String(SUBSCRIPTION_CACHE_SECONDS),
-  };
-  const [p, a, b] = await Promise.all([
-    startService('payment', paymentEnv, { port: paymentPort }),
-    startService('gateway', gatewayEnv, { port: gatewayPort }),
-    startService('gateway', gatewayEnv),
-  ]);
-  payment = p;
-  gateways.push(a, b);
-  gwDb = await openDatabase({ url: gatewayStorage.env.DATABASE_URL });
-  prisma = new PrismaClient({ adapter: gwDb.adapter });
-}, 180_000);
 
-afterAll(async () => {
-  await Promise.all([payment?.stop(), ...gateways.map((g) => g.stop())]);
-  await prisma?.$disconnect();
-  await gwDb?.close();
-  await Promise.all([paymentStorage?.drop(), gatewayStorage?.drop()]);
-  await Promise.all([fakes?.stripe.close(), fakes?.openai.close(), fakes?.smtp.close()]);
-}, 60_000);
-
-type User = { id: string; key: string };
-
-async function newUser(): Promise<User> {
-  const user = await upsertUserByEmail(prisma, `billing-${randomUUID()}@example.com`);
-  const { key } = await createApiKey(
-    { prisma, env: { GATEWAY_SECRET: gatewayEnv.GATEWAY_SECRET as string } },
-    { userId: user.id, name: 'billing', scope: 'ai' },
-  );
-  return { id: user.id, key };
-}
-
-const url = (g: ServiceProcess, p: string) => `http://127.0.0.1:${g.port}${p}`;
-
-function post(g: ServiceProcess, p: string, key: string, body: unknown, signal?: AbortSignal) {
-  return fetch(url(g, p), {
-    method: 'POST',
-    headers: { 'x-api-key': key, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    ...(signal ? { signal } : {}),
-  });
-}
-
-const chatBody = (lane = 'standard') => ({
-  lane,
-  project_id: 'billing',
-  messages: [{ role: 'user', content: 'Hi.' }],
-});
-
-/** One call of kind `i % 5` on gateway `g`; resolves when it is over (answered, or aborted by us). */
-async function oneCall(g: ServiceProcess, user: User, i: number): Promise<void> {
-  switch (i % 5) {
-    case 0:
-    case 1: {
-      const res = await post(g, '/api/v1/ai/chat/completions', user.key, chatBody());
-      expect(res.status).toBe(200);
-      await res.arrayBuffer();
-      return;
-    }
-    case 2: {
-      const res = await post(g, '/api/v1/ai/chat/stream', user.key, chatBody());
-      expect(res.status).toBe(200);
-      await res.text();
-      return;
-    }
-    case 3: {
-      // Aborted after the first bytes: the gateway charges what was produced.
-      const abort = new AbortController();
-      const res = await post(g, '/api/v1/ai/chat/stream', user.key, chatBody(), abort.signal);
-      const reader = res.body?.getReader();
-      await reader?.read();
-      abort.abort();
-      await reader?.cancel().catch(() => {});
-      return;
-    }
-    default: {
-      const res = await post(g, '/api/v1/ai/image', user.key, { project_id: 'billing', prompt: 'a cat' });
-      expect(res.status).toBe(200);
-      await res.arrayBuffer();
+  /** One call of kind `i % 5` on gateway `g`; resolves when it is over (answered, or aborted by us). */
+  async function oneCall(g: ServiceProcess, user: User, i: number): Promise<void> {
+    switch (i % 5) {
+      case 0:
+      case 1: {
+        const res = await post(g, '/api/v1/ai/chat/completions', user.key, chatBody());
+        expect(res.status).toBe(200);
+        await res.arrayBuffer();
+        return;
+      }
+      case 2: {
+        const res = await post(g, '/api/v1/ai/chat/stream', user.key, chatBody());
+        expect(res.status).toBe(200);
+        await res.text();
+        return;
+      }
+      case 3: {
+        // Aborted after the first bytes: the gateway charges what was produced.
+        const abort = new AbortController();
+        const res = await post(g, '/api/v1/ai/chat/stream', user.key, chatBody(), abort.signal);
+        const reader = res.body?.getReader();
+        await reader?.read();
+        abort.abort();
+        await reader?.cancel().catch(() => {});
+        return;
+      }
+      default: {
+        const res = await post(g, '/api/v1/ai/image', user.key, { project_id: 'billing', prompt: 'a cat' });
+        expect(res.status).toBe(200);
+        await res.arrayBuffer();
+      }
     }
   }
-}
 
-async function traffic(users: User[], calls: number, offset: number): Promise<void> {
-  const running: Promise<void>[] = [];
-  for (let i = 0; i < calls; i++) {
-    const g = gateways[i % 2] as ServiceProcess;
-    running.push(oneCall(g, users[i % users.length] as User, i + offset));
-    if (running.length >= 4) await Promise.all(running.splice(0));
+  async function traffic(users: User[], calls: number, offset: number): Promise<void> {
+    const running: Promise<void>[] = [];
+    for (let i = 0; i < calls; i++) {
+      const g = gateways[i % 2] as ServiceProcess;
+      running.push(oneCall(g, users[i % users.length] as User, i + offset));
+      if (running.length >= 4) await Promise.all(running.splice(0));
+    }
+    await Promise.all(running);
   }
-  await Promise.all(running);
-}
 
-/** The gateway ledger's total tokens of a user (every record; none is BYOK or on a free lane here). */
-async function ledgerTotal(userId: string): Promise<{ tokens: number; billable: number }> {
-  const [row] = await gwDb.query<{ tokens: string; billable: string }>(
-    'SELECT COALESCE(SUM(total_tokens), 0)::text AS tokens, COUNT(*) FILTER (WHERE total_tokens > 0)::text AS billable FROM usage_records WHERE user_id = $1',
-    [userId],
-  );
-  return { tokens: Number(row?.tokens ?? 0), billable: Number(row?.billable ?? 0) };
-}
-
-async function customerOf(userId: string): Promise<string | undefined> {
-  const db = await openDatabase({ url: paymentStorage.env.DATABASE_URL });
-  try {
-    const [row] = await db.query<{ id: string }>(
-      'SELECT stripe_customer_id AS id FROM customers WHERE user_id = $1',
+  /** The gateway ledger's total tokens of a user (every record; none is BYOK or on a free lane here). */
+  async function ledgerTotal(userId: string): Promise<{ tokens: number; billable: number }> {
+    const [row] = await gwDb.query<{ tokens: string; billable: string }>(
+      'SELECT COALESCE(SUM(total_tokens), 0)::text AS tokens, COUNT(*) FILTER (WHERE total_tokens > 0)::text AS billable FROM usage_records WHERE user_id = $1',
       [userId],
     );
-    return row?.id;
-  } finally {
-    await db.close();
+    return { tokens: Number(row?.tokens ?? 0), billable: Number(row?.billable ?? 0) };
   }
-}
 
-/** Runs a TypeScript entry point of an app as the image runs its dist/ twin; resolves with exit code and output. */
-function runEntry(
-  app: 'payment' | 'gateway',
-  entry: string,
-  args: string[],
-  env: Record<string, string>,
-  stdin?: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', entry, ...args], {
-      cwd: path.join(ROOT, 'apps', app),
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
+  async function customerOf(userId: string): Promise<string | undefined> {
+    const db = await openDatabase({ url: paymentStorage.env.DATABASE_URL });
+    try {
+      const [row] = await db.query<{ id: string }>(
+        'SELECT stripe_customer_id AS id FROM customers WHERE user_id = $1',
+        [userId],
+      );
+      return row?.id;
+    } finally {
+      await db.close();
+    }
+  }
+
+  /** Runs a TypeScript entry point of an app as the image runs its dist/ twin; resolves with exit code and output. */
+  function runEntry(
+    app: 'payment' | 'gateway',
+    entry: string,
+    args: string[],
+    env: Record<string, string>,
+    stdin?: string,
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', entry, ...args], {
+        cwd: path.join(ROOT, 'apps', app),
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      child.stdin.end(stdin ?? '');
+      child.once('exit', (code) => resolve({ code, stdout, stderr }));
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.stdin.end(stdin ?? '');
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+  }
 
-async function metricValue(g: ServiceProcess, name: string): Promise<number> {
-  const text = await (await fetch(url(g, '/metrics'))).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : Number.NaN;
-}
+  async function metricValue(g: ServiceProcess, name: string): Promise<number> {
+    const text = await (await fetch(url(g, '/metrics'))).text();
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : Number.NaN;
+  }
 
-describe('AI usage billed through Stripe', () => {
   it('bills every ledger record exactly once through payment and worker outages, a SIGKILL and Stripe failures', async () => {
     const users = await Promise.all([newUser(), newUser(), newUser()]);
 
