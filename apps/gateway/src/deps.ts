@@ -84,8 +84,21 @@ export function budgetDefaultsOf(env: GatewayEnv): BudgetDefault[] {
 /**
  * The ledger and budget counters on the key-value store's kind: Redis (a
  * stream drained into Postgres; Lua counters shared by every instance) or
- * memory (direct Postgres writes; counters in this process).
+ * memory (direct Postgres writes; counters in this process, one set per
+ * store, so that instances sharing a memory store share their counters as
+ * they would share Redis).
  */
+const memoryCounters = new WeakMap<KeyValueStore, BudgetCounterStore>();
+
+function memoryCountersOf(kv: KeyValueStore, clock: Clock): BudgetCounterStore {
+  let store = memoryCounters.get(kv);
+  if (!store) {
+    store = createMemoryCounterStore(clock);
+    memoryCounters.set(kv, store);
+  }
+  return store;
+}
+
 function moneyAdapters(
   base: GatewayBase,
   overrides: GatewayDepsOverrides,
@@ -95,7 +108,7 @@ function moneyAdapters(
   const counters = (): BudgetCounterStore =>
     kv.kind === 'redis'
       ? createRedisCounterStore((kv as RedisKeyValueStore).redis, (kv as RedisKeyValueStore).keyPrefix)
-      : createMemoryCounterStore(clock);
+      : memoryCountersOf(kv, clock);
   if (overrides.ledgerAdapter) return { ledger: overrides.ledgerAdapter, counters: counters() };
   if (kv.kind === 'redis') {
     const redisKv = kv as RedisKeyValueStore;
