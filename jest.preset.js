@@ -14,5 +14,10 @@ module.exports = {
   // harness start (database, migrations, servers) took over 30 s and failed whole
   // files; a hang still fails. Files that need a tighter bound pass their own.
   testTimeout: 90000,
+  // Test files run in a worker process that is replaced once it holds more than
+  // this after a file. Without it a 2-core machine runs every file in Jest's own
+  // process: on a fresh clone (in-memory PGlite databases instead of TEST_*
+  // servers) the gateway's files grew that process past 3.3 GB and V8 aborted.
+  workerIdleMemoryLimit: '1GB',
   reporters: ['default', require.resolve('./scripts/jest-summary-reporter.js')],
 };
