@@ -21,6 +21,12 @@ export type RedisStreamLedgerOptions = {
   claimIdleMs?: number;
   /** Wait after a failed Postgres write before the same batch is tried again. */
   retryDelayMs?: number;
+  /**
+   * After a batch smaller than `batch`, wait this long before reading again,
+   * so that one Postgres statement and one XACK carry many records (the
+   * records are durable in the stream meanwhile). 0 reads again at once.
+   */
+  lingerMs?: number;
 };
 
 type Entry = [id: string, fields: string[] | null];
@@ -60,6 +66,7 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
   const batch = opts.batch ?? 500;
   const claimIdleMs = opts.claimIdleMs ?? 30_000;
   const retryDelayMs = opts.retryDelayMs ?? 1000;
+  const lingerMs = opts.lingerMs ?? 200;
   const consumer = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   // Blocking reads need their own connection; a longer command timeout than the block.
   const reader = redis.duplicate({ commandTimeout: 10_000, enableAutoPipelining: false });
@@ -98,9 +105,11 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
       .exec();
   };
 
-  const readOwn = async (from: string): Promise<Entry[]> => {
+  /** Our pending entries ('0') or new ones ('>', waiting up to a second for one unless `wait` is false). */
+  /** Our pending entries ('0') or new ones ('>', waiting up to a second for one unless `wait` is false). */
+  const readOwn = async (from: string, wait = true): Promise<Entry[]> => {
     const res = (
-      from === '>'
+      from === '>' && wait
         ? await reader.xreadgroup(
             'GROUP',
             group,
@@ -144,6 +153,7 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
         const entries = await readOwn(backlog ? '0' : '>');
         if (backlog && entries.length === 0) backlog = false;
         await commit(entries);
+        if (entries.length > 0 && entries.length < batch && lingerMs > 0 && !closed) await sleep(lingerMs);
       } catch (err) {
         if (closed) break;
         if (err instanceof Error && err.message.includes('NOGROUP')) groupReady = false;
@@ -154,6 +164,13 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
         );
         await sleep(retryDelayMs);
       }
+    }
+    // Stopping: what arrived while we lingered is written now, not at the next start.
+    try {
+      for (let entries = await readOwn('>', false); entries.length > 0; entries = await readOwn('>', false))
+        await commit(entries);
+    } catch {
+      // Postgres or Redis gone: the stream keeps the entries for the next consumer.
     }
   };
 
