@@ -99,7 +99,7 @@ describe('loadGatewayEnv', () => {
     it('AI_ALLOWED_LANES: a lane the lanes config lacks stops the start (checked with the config)', () => {
       // Lanes come from a file, so the check runs where the file is read: loadLanesConfig.
       expect(() => loadLanesConfig(undefined, ['free', 'standrad'])).toThrow(
-        /lanes\.standrad: listed in AI_ALLOWED_LANES but not configured/,
+        /lanes\.standrad: listed in AI_ALLOWED_LANES but not configured \(configured lanes: free, standard, premium\)/,
       );
     });
   });

@@ -257,7 +257,10 @@ export function parseLanesConfig(raw: unknown, allowedLanes: readonly string[], 
   if (missing.length > 0) {
     throw new LanesConfigError(
       source,
-      missing.map((lane) => `lanes.${lane}: listed in AI_ALLOWED_LANES but not configured`),
+      missing.map(
+        (lane) =>
+          `lanes.${lane}: listed in AI_ALLOWED_LANES but not configured (configured lanes: ${Object.keys(result.data.lanes).join(', ')})`,
+      ),
     );
   }
   return result.data;
