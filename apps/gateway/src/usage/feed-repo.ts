@@ -81,7 +81,8 @@ export async function readFeed(
   const raw = query.userId
     ? await prisma.$queryRaw<RawRow[]>`${columns} WHERE user_id = ${query.userId}::uuid AND ${after}
         ORDER BY usage_records.xid, usage_records.id LIMIT ${limit}`
-    : await prisma.$queryRaw<RawRow[]>`${columns} WHERE ${after} ORDER BY usage_records.xid, usage_records.id LIMIT ${limit}`;
+    : await prisma.$queryRaw<RawRow[]>`${columns} WHERE ${after}
+        ORDER BY usage_records.xid, usage_records.id LIMIT ${limit}`;
   const rows = raw.map(({ xid: _x, seq: _s, ...r }) => ({
     ...r,
     cost_micros: Number(r.cost_micros),
