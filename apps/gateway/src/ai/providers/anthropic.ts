@@ -8,6 +8,7 @@ import {
   toChatCompletion,
 } from './anthropic-translate';
 import type { ChatUpstream, NativeRequest } from './openai-chat';
+import { SseDataLines } from './sse-parser';
 import { UpstreamHttpError, UpstreamProtocolError } from './upstream-errors';
 
 /**
@@ -54,17 +55,12 @@ async function drainError(
  */
 async function* readEvents(body: Body): AsyncGenerator<AnthropicEvent> {
   body.setEncoding('utf8');
-  let rest = '';
+  const lines = new SseDataLines();
   try {
     for await (const piece of body) {
-      const text = rest + piece;
-      let start = 0;
-      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-        const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-        const lineStart = start;
-        start = nl + 1;
-        if (!text.startsWith('data:', lineStart)) continue;
-        const data = text.slice(text.charCodeAt(lineStart + 5) === 32 ? lineStart + 6 : lineStart + 5, end);
+      // A string: the encoding is set.
+      lines.push(piece as string);
+      for (let data = lines.next(); data !== null; data = lines.next()) {
         let event: AnthropicEvent;
         try {
           event = JSON.parse(data) as AnthropicEvent;
@@ -79,7 +75,6 @@ async function* readEvents(body: Body): AsyncGenerator<AnthropicEvent> {
         // (the socket is closed rather than reused; a stream is long anyway).
         if (event.type === 'message_stop') return;
       }
-      rest = text.slice(start);
     }
   } finally {
     // Stopped early (error, abort, or the caller gave up): the connection is not reused.
