@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { GATEWAY_MIGRATIONS_DIR, insertLedgerRecords, PrismaClient } from '@platform/gateway/testing';
-import { createTestDatabase } from '@platform/testing';
+import { insertLedgerRecords } from '@platform/gateway/testing';
+import { runOnLedgerDatabase } from './ledger-db';
 
 // Usage: tsx --conditions=source src/usage-rows.ts
 // CPU cost of writing one batch of usage rows: Prisma createMany, as
@@ -26,63 +26,51 @@ async function medianCpuMs(fn: () => Promise<unknown>): Promise<number> {
   return samples[Math.floor(samples.length / 2)] ?? 0;
 }
 
-async function main(): Promise<void> {
-  const database = await createTestDatabase({ migrationsDir: GATEWAY_MIGRATIONS_DIR });
-  const prisma = new PrismaClient({ adapter: database.adapter });
-  try {
-    const user = await prisma.user.create({ data: { email: `usage-rows-${process.pid}@example.com` } });
-    const row = () => ({
-      requestId: randomUUID(),
-      userId: user.id,
-      apiKeyId: null,
-      projectId: 'bench',
-      endpoint: 'chat',
-      lane: 'free',
-      provider: 'groq',
-      model: 'free-a',
-      status: 200,
-      promptTokens: 7,
-      completionTokens: 5,
-      cachedTokens: 0,
-      totalTokens: 12,
-      costMicros: 4,
-      currency: 'USD',
-      estimated: false,
-      byok: false,
-      latencyMs: 20,
-      createdAt: Date.now(),
-    });
-    const insertRaw = (rows: Array<ReturnType<typeof row>>) => insertLedgerRecords(prisma, rows);
-    console.log(
-      `database: ${database.kind}; median of ${REPEATS} after ${WARMUP} warm-up batches; CPU of this process\n`,
+runOnLedgerDatabase(async (prisma, database) => {
+  const user = await prisma.user.create({ data: { email: `usage-rows-${process.pid}@example.com` } });
+  const row = () => ({
+    requestId: randomUUID(),
+    userId: user.id,
+    apiKeyId: null,
+    projectId: 'bench',
+    endpoint: 'chat',
+    lane: 'free',
+    provider: 'groq',
+    model: 'free-a',
+    status: 200,
+    promptTokens: 7,
+    completionTokens: 5,
+    cachedTokens: 0,
+    totalTokens: 12,
+    costMicros: 4,
+    currency: 'USD',
+    estimated: false,
+    byok: false,
+    latencyMs: 20,
+    createdAt: Date.now(),
+  });
+  const insertRaw = (rows: Array<ReturnType<typeof row>>) => insertLedgerRecords(prisma, rows);
+  console.log(
+    `database: ${database.kind}; median of ${REPEATS} after ${WARMUP} warm-up batches; CPU of this process\n`,
+  );
+  console.log(
+    '| rows per batch | Prisma createMany CPU ms | insertLedgerRecords CPU ms | createMany CPU ms per row |',
+  );
+  console.log('|--:|--:|--:|--:|');
+  for (const size of BATCHES) {
+    const batch = () => Array.from({ length: size }, row);
+    const prismaMs = await medianCpuMs(() =>
+      prisma.usageRecord.createMany({
+        data: batch().map(({ createdAt, costMicros, ...r }) => ({
+          ...r,
+          costMicros: BigInt(costMicros),
+          createdAt: new Date(createdAt),
+        })),
+      }),
     );
+    const rawMs = await medianCpuMs(() => insertRaw(batch()));
     console.log(
-      '| rows per batch | Prisma createMany CPU ms | insertLedgerRecords CPU ms | createMany CPU ms per row |',
+      `| ${size} | ${prismaMs.toFixed(1)} | ${rawMs.toFixed(1)} | ${(prismaMs / size).toFixed(3)} |`,
     );
-    console.log('|--:|--:|--:|--:|');
-    for (const size of BATCHES) {
-      const batch = () => Array.from({ length: size }, row);
-      const prismaMs = await medianCpuMs(() =>
-        prisma.usageRecord.createMany({
-          data: batch().map(({ createdAt, costMicros, ...r }) => ({
-            ...r,
-            costMicros: BigInt(costMicros),
-            createdAt: new Date(createdAt),
-          })),
-        }),
-      );
-      const rawMs = await medianCpuMs(() => insertRaw(batch()));
-      console.log(
-        `| ${size} | ${prismaMs.toFixed(1)} | ${rawMs.toFixed(1)} | ${(prismaMs / size).toFixed(3)} |`,
-      );
-    }
-  } finally {
-    await prisma.$disconnect();
-    await database.drop();
   }
-}
-
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
 });

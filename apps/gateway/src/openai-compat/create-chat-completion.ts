@@ -1,9 +1,6 @@
 import type { OpenAiChatCompletion } from '@platform/contract';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { runChatCompletion, toChatUsage } from '../ai/chat';
-import type { PreparedChat } from '../ai/chat-request';
-import type { FallbackResult } from '../ai/fallback';
-import type { AiRuntime, StoredKeys } from '../ai/runtime';
+import { toChatUsage } from '../ai/chat';
 
 /** What names this answer: our id (from the request id), its time, and `<lane>/<model>` of the target. */
 export type CompletionIdentity = { id: string; created: number; lane: string };
@@ -58,16 +55,4 @@ export function toOpenAiCompletion(
     })),
     usage: toChatUsage(completion.usage),
   };
-}
-
-/** `POST /v1/chat/completions` without `stream`: the shared completion, answered in OpenAI's format. */
-export async function createOpenAiCompletion(
-  rt: AiRuntime,
-  prepared: PreparedChat,
-  storedKeys: StoredKeys,
-  clientSignal: AbortSignal,
-  who: CompletionIdentity,
-): Promise<{ response: OpenAiChatCompletion; result: FallbackResult<ChatCompletion> }> {
-  const result = await runChatCompletion(rt, prepared, storedKeys, clientSignal);
-  return { response: toOpenAiCompletion(result.value, result.target, who), result };
 }

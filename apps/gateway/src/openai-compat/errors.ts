@@ -58,6 +58,30 @@ export function modelNotFound(model: string, validModels?: string): AppError {
   });
 }
 
+/** A parameter or feature of the request that this gateway (or no target of the lane) serves: 400, naming it. */
+export function unsupportedParameter(param: string, message: string): AppError {
+  return new AppError('unsupported_parameter', { message, details: [{ path: param, message }] });
+}
+
+/**
+ * OpenAI answers an unknown top-level field with 400 rather than ignoring it;
+ * so do the routes of its formats. `message` says it for the field's name (cut
+ * to 64 characters).
+ */
+export function refuseUnknownFields(
+  body: unknown,
+  known: ReadonlySet<string>,
+  message: (shown: string) => string,
+): void {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  for (const key of Object.keys(body)) {
+    if (!known.has(key)) {
+      const shown = key.length > 64 ? `${key.slice(0, 64)}...` : key;
+      throw unsupportedParameter(shown, message(shown));
+    }
+  }
+}
+
 /**
  * The error handler of `/v1`: the shared handler (same statuses, Retry-After
  * and logging) with OpenAI's body. The request id is in the `x-request-id`

@@ -15,7 +15,7 @@ import type { PreparedChat, UpstreamChatParams } from '../ai/chat-request';
 import { selectTargets, type Target } from '../ai/config/lanes';
 import { ANTHROPIC_REFUSED_PARAMS } from '../ai/providers/anthropic-translate';
 import type { AiRuntime } from '../ai/runtime';
-import { modelNotFound } from './errors';
+import { modelNotFound, refuseUnknownFields, unsupportedParameter } from './errors';
 import { resolveModel, validModelsText } from './models';
 
 /** An OpenAI-format request turned into the shared chat input, plus how to answer it. */
@@ -26,22 +26,7 @@ export type PreparedOpenAiChat = {
   includeUsage: boolean;
 };
 
-const KNOWN_FIELDS = new Set(OPENAI_REQUEST_FIELDS);
-
-function unsupported(param: string, message: string): AppError {
-  return new AppError('unsupported_parameter', { message, details: [{ path: param, message }] });
-}
-
-/** OpenAI answers an unknown top-level field with 400 rather than ignoring it; so do we. */
-function refuseUnknownFields(body: unknown): void {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
-  for (const key of Object.keys(body)) {
-    if (!KNOWN_FIELDS.has(key)) {
-      const shown = key.length > 64 ? `${key.slice(0, 64)}...` : key;
-      throw unsupported(shown, `Unrecognized request argument supplied: ${shown}`);
-    }
-  }
-}
+const KNOWN_FIELDS: ReadonlySet<string> = new Set(OPENAI_REQUEST_FIELDS);
 
 /** The text the size rules count: content (string or text parts) and tool call arguments. */
 function countedText(message: OpenAiMessage): string {
@@ -77,7 +62,7 @@ function targetsAccepting(
   const accepting = targets.filter((t) => !used.some((p) => refused(t).includes(p)));
   if (accepting.length > 0) return accepting;
   const param = used.find((p) => targets.some((t) => refused(t).includes(p))) ?? used[0] ?? 'model';
-  throw unsupported(
+  throw unsupportedParameter(
     param,
     `Unsupported parameter: '${param}' is not supported by the providers of \`${model}\`.`,
   );
@@ -105,7 +90,7 @@ export function prepareOpenAiChat(
   body: unknown,
   projectHeader: string | undefined,
 ): PreparedOpenAiChat {
-  refuseUnknownFields(body);
+  refuseUnknownFields(body, KNOWN_FIELDS, (shown) => `Unrecognized request argument supplied: ${shown}`);
   const request = parseRequestPart(ZOpenAiChatRequest, body);
   const resolved = resolveModel(rt, request.model);
   if (!resolved) throw modelNotFound(request.model, validModelsText(rt));

@@ -1,17 +1,16 @@
 import { OPENAI_DEFAULT_PROJECT_ID } from '@platform/contract';
 import type { Logger } from '@platform/logging';
 import { sendJson } from '@platform/service-kit';
-import { type Request, type RequestHandler, Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import { logUpstream, runAccounted } from '../ai/accounting';
-import { completionUsage } from '../ai/chat';
 import type { AiRuntime } from '../ai/runtime';
-import { relayChatStream } from '../ai/streaming/relay';
-import { completionId, createOpenAiCompletion } from './create-chat-completion';
+import { header, runChatRoute } from './chat-route';
+import { completionId, toOpenAiCompletion } from './create-chat-completion';
 import { createEmbeddings, prepareEmbeddings } from './embeddings/create-embeddings';
 import { modelNotFound, openAiErrorHandler, openAiNotFound } from './errors';
 import { listModels, resolveModel, toOpenAiModel, validModelsText } from './models';
 import { prepareOpenAiChat } from './prepare';
-import { createResponse, responseIdentity } from './responses/create-response';
+import { responseIdentity, toResponse } from './responses/create-response';
 import { prepareResponse } from './responses/prepare-response';
 import { responsesStreamFormat } from './responses/stream-response';
 import { openAiStreamFormat } from './stream-chat-completion';
@@ -22,11 +21,6 @@ export type OpenAiCompatGuards = {
   /** API key only: listing models costs nothing and is not rate limited. */
   read: RequestHandler[];
 };
-
-function projectHeader(req: Request): string | undefined {
-  const value = req.headers['x-project-id'];
-  return typeof value === 'string' ? value : undefined;
-}
 
 /**
  * The OpenAI-compatible API, mounted at `/v1`: `POST /chat/completions`,
@@ -41,56 +35,35 @@ export function createOpenAiCompatRouter(
   const router = Router();
 
   router.post('/v1/chat/completions', ...opts.guards.chat, async (req, res) => {
-    const prepared = prepareOpenAiChat(rt, req.body, projectHeader(req));
-    const { chat } = prepared;
-    const request = {
-      projectId: chat.projectId,
-      endpoint: prepared.stream ? 'stream' : 'chat',
-      lane: chat.lane,
-      chat,
-    };
-    await runAccounted(rt, res, request, async ({ storedKeys, clientSignal, requestId, finish }) => {
-      const who = { id: completionId(requestId), created: Math.floor(rt.clock() / 1000), lane: chat.lane };
-      if (prepared.stream) {
-        const format = openAiStreamFormat(who, prepared.includeUsage);
-        return relayChatStream(rt, chat, storedKeys, res, { clientSignal, format, finish });
-      }
-      const { response, result } = await createOpenAiCompletion(rt, chat, storedKeys, clientSignal, who);
-      logUpstream(res, result);
-      const outcome = { status: 200, ...completionUsage(chat, result) };
-      await finish(outcome);
-      sendJson(res, response);
-      return outcome;
+    const prepared = prepareOpenAiChat(rt, req.body, header(req, 'x-project-id'));
+    await runChatRoute(rt, res, prepared, {
+      endpoint: 'chat',
+      streamEndpoint: 'stream',
+      identity: (requestId) => ({
+        id: completionId(requestId),
+        created: Math.floor(rt.clock() / 1000),
+        lane: prepared.chat.lane,
+      }),
+      streamFormat: (who) => openAiStreamFormat(who, prepared.includeUsage),
+      answer: toOpenAiCompletion,
     });
   });
 
   router.post('/v1/responses', ...opts.guards.chat, async (req, res) => {
-    const prepared = prepareResponse(rt, req.body, projectHeader(req));
-    const { chat, request: asked } = prepared;
-    const request = {
-      projectId: chat.projectId,
-      endpoint: prepared.stream ? 'responses-stream' : 'responses',
-      lane: chat.lane,
-      chat,
-    };
-    await runAccounted(rt, res, request, async ({ storedKeys, clientSignal, requestId, finish }) => {
-      const who = responseIdentity(requestId, chat.lane);
-      if (prepared.stream) {
-        const format = responsesStreamFormat(who, asked);
-        return relayChatStream(rt, chat, storedKeys, res, { clientSignal, format, finish });
-      }
-      const { response, result } = await createResponse(rt, chat, storedKeys, clientSignal, who, asked);
-      logUpstream(res, result);
-      const outcome = { status: 200, ...completionUsage(chat, result) };
-      await finish(outcome);
-      sendJson(res, response);
-      return outcome;
+    const prepared = prepareResponse(rt, req.body, header(req, 'x-project-id'));
+    const asked = prepared.request;
+    await runChatRoute(rt, res, prepared, {
+      endpoint: 'responses',
+      streamEndpoint: 'responses-stream',
+      identity: (requestId) => responseIdentity(requestId, prepared.chat.lane),
+      streamFormat: (who) => responsesStreamFormat(who, asked),
+      answer: (completion, target, who) => toResponse(completion, target.model, who, asked),
     });
   });
 
   router.post('/v1/embeddings', ...opts.guards.chat, async (req, res) => {
     const prepared = prepareEmbeddings(rt, req.body);
-    const projectId = projectHeader(req) ?? OPENAI_DEFAULT_PROJECT_ID;
+    const projectId = header(req, 'x-project-id') ?? OPENAI_DEFAULT_PROJECT_ID;
     const request = { projectId, endpoint: 'embeddings', lane: prepared.lane, targets: prepared.targets };
     await runAccounted(rt, res, request, async ({ storedKeys, clientSignal, finish }) => {
       const { response, result } = await createEmbeddings(rt, prepared, storedKeys, clientSignal);

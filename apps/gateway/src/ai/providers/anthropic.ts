@@ -1,5 +1,4 @@
 import type { AnthropicMessageResponse } from '@platform/contract';
-import { Pool } from 'undici';
 import {
   type AnthropicChunk,
   type AnthropicEvent,
@@ -8,7 +7,9 @@ import {
   toChatCompletion,
 } from './anthropic-translate';
 import type { ChatUpstream, NativeRequest } from './openai-chat';
-import { UpstreamHttpError, UpstreamProtocolError } from './upstream-errors';
+import { SseDataLines } from './sse-parser';
+import { UpstreamProtocolError } from './upstream-errors';
+import { createUpstreamPool, readJson, type UpstreamBody } from './upstream-pool';
 
 /**
  * The API version this client speaks (`anthropic-version`). The event and
@@ -16,55 +17,20 @@ import { UpstreamHttpError, UpstreamProtocolError } from './upstream-errors';
  */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-/** Only a backstop: the fallback's timer and the stream idle timer act first. */
-const BACKSTOP_MS = 10 * 60_000;
-const MAX_ERROR_BODY = 64 * 1024;
-
-type Body = AsyncIterable<Buffer | string> & {
-  json(): Promise<unknown>;
-  setEncoding(encoding: 'utf8'): void;
-  destroy(err?: Error): void;
-};
-
-async function drainError(
-  status: number,
-  headers: Record<string, string | string[] | undefined>,
-  body: Body,
-) {
-  let size = 0;
-  try {
-    for await (const piece of body) {
-      size += piece.length;
-      if (size > MAX_ERROR_BODY) {
-        body.destroy();
-        break;
-      }
-    }
-  } catch {
-    // The status is what matters.
-  }
-  const retryAfter = headers['retry-after'];
-  return new UpstreamHttpError(status, typeof retryAfter === 'string' ? retryAfter : null);
-}
-
 /**
  * Anthropic's server-sent events: `event:` and `data:` lines; the JSON of
  * `data` carries its own `type`, which is what is read. An `error` event
  * (overloaded mid-stream) fails the stream like a broken connection.
  */
-async function* readEvents(body: Body): AsyncGenerator<AnthropicEvent> {
+async function* readEvents(body: UpstreamBody): AsyncGenerator<AnthropicEvent> {
   body.setEncoding('utf8');
-  let rest = '';
+  // Strings from here on: the encoding is set.
+  const pieces = body as AsyncIterable<unknown> as AsyncIterable<string>;
+  const lines = new SseDataLines();
   try {
-    for await (const piece of body) {
-      const text = rest + piece;
-      let start = 0;
-      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-        const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-        const lineStart = start;
-        start = nl + 1;
-        if (!text.startsWith('data:', lineStart)) continue;
-        const data = text.slice(text.charCodeAt(lineStart + 5) === 32 ? lineStart + 6 : lineStart + 5, end);
+    for await (const piece of pieces) {
+      lines.push(piece);
+      for (let data = lines.next(); data !== null; data = lines.next()) {
         let event: AnthropicEvent;
         try {
           event = JSON.parse(data) as AnthropicEvent;
@@ -79,7 +45,6 @@ async function* readEvents(body: Body): AsyncGenerator<AnthropicEvent> {
         // (the socket is closed rather than reused; a stream is long anyway).
         if (event.type === 'message_stop') return;
       }
-      rest = text.slice(start);
     }
   } finally {
     // Stopped early (error, abort, or the caller gave up): the connection is not reused.
@@ -103,49 +68,26 @@ function isMessage(value: unknown): value is AnthropicMessageResponse {
  * them on untouched.
  */
 export function createAnthropicUpstream(baseUrl: string, apiKey: string): ChatUpstream {
-  const url = new URL(baseUrl);
-  const path = `${url.pathname.replace(/\/+$/, '')}/messages`;
-  const pool = new Pool(url.origin, {
-    connections: null,
-    keepAliveTimeout: 30_000,
-    headersTimeout: BACKSTOP_MS,
-    bodyTimeout: BACKSTOP_MS,
-  });
+  const pool = createUpstreamPool(baseUrl, 'messages');
 
   const send = async (params: object, signal: AbortSignal, stream: boolean, native?: NativeRequest) => {
     const chat = params as Parameters<typeof toAnthropicRequest>[0];
     const body = native
       ? { ...native.body, model: chat.model, stream }
       : { ...toAnthropicRequest(chat), ...(stream ? { stream: true } : {}) };
-    const res = await pool.request({
-      path,
-      method: 'POST',
-      headers: {
-        'x-api-key': apiKey,
-        'anthropic-version': ANTHROPIC_VERSION,
-        ...(native?.beta ? { 'anthropic-beta': native.beta } : {}),
-        'content-type': 'application/json',
-        accept: stream ? 'text/event-stream' : 'application/json',
-      },
-      body: JSON.stringify(body),
-      signal,
-    });
-    const resBody = res.body as unknown as Body;
-    if (res.statusCode < 200 || res.statusCode > 299)
-      throw await drainError(res.statusCode, res.headers, resBody);
-    return resBody;
+    const headers = {
+      'x-api-key': apiKey,
+      'anthropic-version': ANTHROPIC_VERSION,
+      ...(native?.beta ? { 'anthropic-beta': native.beta } : {}),
+      'content-type': 'application/json',
+      accept: stream ? 'text/event-stream' : 'application/json',
+    };
+    return pool.post(headers, body, signal);
   };
 
   return {
     async complete(params, signal, native) {
-      const body = await send(params, signal, false, native);
-      let value: unknown;
-      try {
-        value = await body.json();
-      } catch (err) {
-        if (signal.aborted) throw err;
-        throw new UpstreamProtocolError('unreadable message');
-      }
+      const value = await readJson(await send(params, signal, false, native), signal, 'unreadable message');
       if (!isMessage(value)) throw new UpstreamProtocolError('not a message');
       return toChatCompletion(value);
     },

@@ -1,7 +1,7 @@
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { Pool } from 'undici';
-import { type SseBody, SseChunkIterator } from './sse-parser';
-import { readProviderError, UpstreamHttpError, UpstreamProtocolError } from './upstream-errors';
+import { SseChunkIterator } from './sse-parser';
+import { readProviderError, UpstreamProtocolError } from './upstream-errors';
+import { createUpstreamPool, readJson } from './upstream-pool';
 
 /**
  * The chat hot path's client of an OpenAI-compatible provider: one undici
@@ -45,60 +45,8 @@ export type ChatUpstream = {
  */
 export type NativeRequest = { format: 'anthropic'; body: Record<string, unknown>; beta?: string };
 
-/** Only a backstop: the fallback's timer (AI_UPSTREAM_TIMEOUT_MS) and the stream idle timer act first. */
-const BACKSTOP_MS = 10 * 60_000;
-/** Error bodies are read up to this size (then dropped) so the connection can be reused. */
-const MAX_ERROR_BODY = 64 * 1024;
-/** Only this much of an error body is kept for readProviderError; the rest is drained unread. */
-const MAX_ERROR_TEXT = 16 * 1024;
-
-type Body = AsyncIterable<Buffer> &
-  SseBody & {
-    text(): Promise<string>;
-    json(): Promise<unknown>;
-  };
-
-async function drainError(
-  status: number,
-  headers: Record<string, string | string[] | undefined>,
-  body: Body,
-) {
-  let size = 0;
-  const kept: Buffer[] = [];
-  let keptSize = 0;
-  try {
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (keptSize < MAX_ERROR_TEXT) {
-        kept.push(chunk);
-        keptSize += chunk.length;
-      }
-      if (size > MAX_ERROR_BODY) {
-        body.destroy();
-        break;
-      }
-    }
-  } catch {
-    // The status is what matters; a broken error body is read as far as it came.
-  }
-  const retryAfter = headers['retry-after'];
-  // Only 4xx bodies change the decision (context length, content policy); the text is never logged.
-  const reading =
-    status >= 400 && status < 500 && keptSize > 0
-      ? readProviderError(Buffer.concat(kept).toString('utf8', 0, MAX_ERROR_TEXT))
-      : null;
-  return new UpstreamHttpError(status, typeof retryAfter === 'string' ? retryAfter : null, reading);
-}
-
 export function createChatUpstream(baseUrl: string, apiKey: string): ChatUpstream {
-  const url = new URL(baseUrl);
-  const path = `${url.pathname.replace(/\/+$/, '')}/chat/completions`;
-  const pool = new Pool(url.origin, {
-    connections: null,
-    keepAliveTimeout: 30_000,
-    headersTimeout: BACKSTOP_MS,
-    bodyTimeout: BACKSTOP_MS,
-  });
+  const pool = createUpstreamPool(baseUrl, 'chat/completions', readProviderError);
   const headers = {
     authorization: `Bearer ${apiKey}`,
     'content-type': 'application/json',
@@ -106,36 +54,15 @@ export function createChatUpstream(baseUrl: string, apiKey: string): ChatUpstrea
   };
   const streamHeaders = { ...headers, accept: 'text/event-stream' };
 
-  const send = async (params: object, signal: AbortSignal, stream: boolean) => {
-    const res = await pool.request({
-      path,
-      method: 'POST',
-      headers: stream ? streamHeaders : headers,
-      body: JSON.stringify(params),
-      signal,
-    });
-    const body = res.body as unknown as Body;
-    if (res.statusCode < 200 || res.statusCode > 299)
-      throw await drainError(res.statusCode, res.headers, body);
-    return body;
-  };
-
   return {
     async complete(params, signal) {
-      const body = await send(params, signal, false);
-      let value: unknown;
-      try {
-        value = await body.json();
-      } catch (err) {
-        if (signal.aborted) throw err;
-        throw new UpstreamProtocolError('unreadable completion');
-      }
+      const value = await readJson(await pool.post(headers, params, signal), signal, 'unreadable completion');
       if (typeof value !== 'object' || value === null || !Array.isArray((value as ChatCompletion).choices))
         throw new UpstreamProtocolError('not a chat completion');
       return value as ChatCompletion;
     },
     async stream(params, signal, onGarbled) {
-      return new SseChunkIterator(await send(params, signal, true), onGarbled);
+      return new SseChunkIterator(await pool.post(streamHeaders, params, signal), onGarbled);
     },
     close: () => pool.close(),
   };

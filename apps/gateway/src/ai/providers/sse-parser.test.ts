@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { SseChunkIterator } from './sse-parser';
+import { SseChunkIterator, SseDataLines } from './sse-parser';
 import { UpstreamProtocolError } from './upstream-errors';
 
 // The framing of an OpenAI-style event stream, fed piece by piece through a
@@ -132,5 +132,31 @@ describe('SSE parser', () => {
     await it.return();
     expect(body.destroyed).toBe(true);
     await expect(it.next()).resolves.toEqual({ done: true, value: undefined });
+  });
+});
+
+describe('SSE data lines', () => {
+  const all = (lines: SseDataLines): string[] => {
+    const out: string[] = [];
+    for (let data = lines.next(); data !== null; data = lines.next()) out.push(data);
+    return out;
+  };
+
+  it('gives the values of whole data lines only, across pieces, LF or CRLF', () => {
+    const lines = new SseDataLines();
+    lines.push('event: message_start\r\ndata: {"a"');
+    expect(all(lines)).toEqual([]);
+    lines.push(':1}\r\n\r\n: comment\nid: 2\ndata:bare\ndata: \ndata');
+    expect(all(lines)).toEqual(['{"a":1}', 'bare', '']);
+    lines.push(':  two spaces\n');
+    expect(all(lines)).toEqual([' two spaces']);
+  });
+
+  it('holds nothing once cleared', () => {
+    const lines = new SseDataLines();
+    lines.push('data: x\ndata: y');
+    lines.clear();
+    lines.push('\n');
+    expect(all(lines)).toEqual([]);
   });
 });

@@ -12,6 +12,44 @@ export type SseBody = NodeJS.EventEmitter & {
 type Parsed = ChatCompletionChunk & { error?: unknown };
 
 /**
+ * The line framing of server-sent events, shared by the OpenAI-style parser
+ * below and the Anthropic client (anthropic.ts): pieces of the body go in
+ * (`push`), the values of its complete `data:` lines come out (`next`), one
+ * space after the colon dropped. Lines end in LF or CRLF; every other line
+ * (`event:`, `id:`, comments, blank ones) is passed over; a line cut between
+ * pieces waits for its end. Linear: indexOf and slices, no regular expression.
+ */
+export class SseDataLines {
+  private text = '';
+  /** Where the first line not yet read starts in `text`. */
+  private start = 0;
+
+  push(piece: string): void {
+    this.text = this.text.slice(this.start) + piece;
+    this.start = 0;
+  }
+
+  /** The next complete `data:` line's value, or null until more is pushed. */
+  next(): string | null {
+    const text = this.text;
+    for (let nl = text.indexOf('\n', this.start); nl !== -1; nl = text.indexOf('\n', this.start)) {
+      const lineStart = this.start;
+      const end = nl > lineStart && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+      this.start = nl + 1;
+      if (text.startsWith('data:', lineStart))
+        return text.slice(text.charCodeAt(lineStart + 5) === 32 ? lineStart + 6 : lineStart + 5, end);
+    }
+    return null;
+  }
+
+  /** Drops what is held (the stream is over). */
+  clear(): void {
+    this.text = '';
+    this.start = 0;
+  }
+}
+
+/**
  * Server-sent events of an OpenAI-style stream: `data: {json}` lines, ending
  * with `data: [DONE]`. After [DONE] the rest of the body is read to its end so
  * the connection goes back to the pool.
@@ -26,7 +64,7 @@ type Parsed = ChatCompletionChunk & { error?: unknown };
 export class SseChunkIterator implements AsyncIterableIterator<ChatCompletionChunk> {
   private static readonly QUEUE_HIGH = 64;
   private readonly queue: ChatCompletionChunk[] = [];
-  private rest = '';
+  private readonly lines = new SseDataLines();
   private done = false;
   private ended = false;
   private failure: Error | null = null;
@@ -50,17 +88,12 @@ export class SseChunkIterator implements AsyncIterableIterator<ChatCompletionChu
 
   private onData(piece: string): void {
     if (this.done || this.failure) return;
-    const text = this.rest + piece;
-    let start = 0;
-    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-      const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-      const lineStart = start;
-      start = nl + 1;
-      if (!text.startsWith('data:', lineStart)) continue;
-      const data = text.slice(text.charCodeAt(lineStart + 5) === 32 ? lineStart + 6 : lineStart + 5, end);
+    const lines = this.lines;
+    lines.push(piece);
+    for (let data = lines.next(); data !== null; data = lines.next()) {
       if (data === '[DONE]') {
         this.done = true;
-        this.rest = '';
+        lines.clear();
         this.wake();
         return;
       }
@@ -86,7 +119,6 @@ export class SseChunkIterator implements AsyncIterableIterator<ChatCompletionChu
       }
       this.queue.push(parsed);
     }
-    this.rest = text.slice(start);
     if (this.queue.length > SseChunkIterator.QUEUE_HIGH) this.body.pause();
     this.wake();
   }
@@ -94,7 +126,7 @@ export class SseChunkIterator implements AsyncIterableIterator<ChatCompletionChu
   /** Chunks already queued are still delivered; the failure comes after them. */
   private fail(err: Error): void {
     this.failure = err;
-    this.rest = '';
+    this.lines.clear();
     // As the async generator did when it threw: the connection is not reused.
     this.body.destroy();
     this.wake();

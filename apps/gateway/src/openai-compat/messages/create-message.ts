@@ -1,9 +1,6 @@
 import type { AnthropicMessageResponse, AnthropicUsage, ChatUsage } from '@platform/contract';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { type CacheTokens, cacheTokensOf, runChatCompletion, toChatUsage } from '../../ai/chat';
-import type { PreparedChat } from '../../ai/chat-request';
-import type { FallbackResult } from '../../ai/fallback';
-import type { AiRuntime, StoredKeys } from '../../ai/runtime';
+import { type CacheTokens, cacheTokensOf, toChatUsage } from '../../ai/chat';
 
 /** What names a translated answer: our id (from the request id) and the lane. */
 export type MessageIdentity = { id: string; lane: string };
@@ -82,14 +79,11 @@ export function toAnthropicMessage(
  * `POST /v1/messages` without `stream`: an Anthropic target's message as it
  * came (passthrough), any other target's completion translated.
  */
-export async function createMessage(
-  rt: AiRuntime,
-  prepared: PreparedChat,
-  storedKeys: StoredKeys,
-  clientSignal: AbortSignal,
+export function toMessagesAnswer(
+  completion: ChatCompletion,
+  target: { model: string },
   who: MessageIdentity,
-): Promise<{ response: AnthropicMessageResponse; result: FallbackResult<ChatCompletion> }> {
-  const result = await runChatCompletion(rt, prepared, storedKeys, clientSignal);
-  const original = (result.value as ChatCompletion & { anthropic?: AnthropicMessageResponse }).anthropic;
-  return { response: original ?? toAnthropicMessage(result.value, result.target, who), result };
+): AnthropicMessageResponse {
+  const original = (completion as ChatCompletion & { anthropic?: AnthropicMessageResponse }).anthropic;
+  return original ?? toAnthropicMessage(completion, target, who);
 }

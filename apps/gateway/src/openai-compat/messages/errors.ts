@@ -1,5 +1,5 @@
 import type { AnthropicErrorBody } from '@platform/contract';
-import { AppError, errorHandler } from '@platform/errors';
+import { type AppError, errorHandler } from '@platform/errors';
 import type { Logger } from '@platform/logging';
 import type { ErrorRequestHandler } from 'express';
 
@@ -40,9 +40,4 @@ export function toAnthropicErrorBody(err: AppError, requestId: string): Anthropi
 /** The error handler of `POST /v1/messages`: the shared handler (statuses, Retry-After, logs) with Anthropic's body. */
 export function anthropicErrorHandler(opts: { logger: Logger }): ErrorRequestHandler {
   return errorHandler({ logger: opts.logger, body: toAnthropicErrorBody });
-}
-
-/** A feature of the request that no target of the lane can serve (see docs/gateway-ai.md). */
-export function unsupportedFeature(param: string, message: string): AppError {
-  return new AppError('unsupported_parameter', { message, details: [{ path: param, message }] });
 }

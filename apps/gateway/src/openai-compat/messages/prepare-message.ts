@@ -9,9 +9,8 @@ import { parseRequestPart } from '@platform/service-kit';
 import type { PreparedChat } from '../../ai/chat-request';
 import { selectTargets } from '../../ai/config/lanes';
 import type { AiRuntime } from '../../ai/runtime';
-import { modelNotFound } from '../errors';
+import { modelNotFound, unsupportedParameter } from '../errors';
 import { resolveModel } from '../models';
-import { unsupportedFeature } from './errors';
 import { countedTexts, toChatParams } from './translate-request';
 
 /** A `POST /v1/messages` body turned into the shared chat input. */
@@ -61,7 +60,8 @@ export function prepareMessages(
   if ('untranslatable' in translated) {
     targets = laneTargets.filter((t) => t.provider === 'anthropic');
     if (targets.length === 0)
-      throw unsupportedFeature(translated.untranslatable.param, translated.untranslatable.message);
+      // A feature of the request that no target of the lane can serve (see docs/gateway-ai.md).
+      throw unsupportedParameter(translated.untranslatable.param, translated.untranslatable.message);
   }
   const { model: _model, ...native } = request;
   return {

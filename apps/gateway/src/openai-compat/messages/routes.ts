@@ -1,19 +1,11 @@
 import type { Logger } from '@platform/logging';
-import { sendJson } from '@platform/service-kit';
-import { type Request, type RequestHandler, Router } from 'express';
-import { logUpstream, runAccounted } from '../../ai/accounting';
-import { completionUsage } from '../../ai/chat';
+import { type RequestHandler, Router } from 'express';
 import type { AiRuntime } from '../../ai/runtime';
-import { relayChatStream } from '../../ai/streaming/relay';
-import { createMessage, messageId } from './create-message';
+import { header, runChatRoute } from '../chat-route';
+import { messageId, toMessagesAnswer } from './create-message';
 import { anthropicErrorHandler } from './errors';
 import { prepareMessages } from './prepare-message';
 import { anthropicStreamFormat } from './stream-message';
-
-function header(req: Request, name: string): string | undefined {
-  const value = req.headers[name];
-  return typeof value === 'string' ? value : undefined;
-}
 
 /**
  * Anthropic's Messages API, mounted before the OpenAI-compatible router:
@@ -32,28 +24,12 @@ export function createMessagesRouter(
       projectId: header(req, 'x-project-id'),
       beta: header(req, 'anthropic-beta'),
     });
-    const { chat } = prepared;
-    const request = {
-      projectId: chat.projectId,
-      endpoint: prepared.stream ? 'messages-stream' : 'messages',
-      lane: chat.lane,
-      chat,
-    };
-    await runAccounted(rt, res, request, async ({ storedKeys, clientSignal, requestId, finish }) => {
-      const who = { id: messageId(requestId), lane: chat.lane };
-      if (prepared.stream) {
-        return relayChatStream(rt, chat, storedKeys, res, {
-          clientSignal,
-          format: anthropicStreamFormat(who),
-          finish,
-        });
-      }
-      const { response, result } = await createMessage(rt, chat, storedKeys, clientSignal, who);
-      logUpstream(res, result);
-      const outcome = { status: 200, ...completionUsage(chat, result) };
-      await finish(outcome);
-      sendJson(res, response);
-      return outcome;
+    await runChatRoute(rt, res, prepared, {
+      endpoint: 'messages',
+      streamEndpoint: 'messages-stream',
+      identity: (requestId) => ({ id: messageId(requestId), lane: prepared.chat.lane }),
+      streamFormat: anthropicStreamFormat,
+      answer: toMessagesAnswer,
     });
   });
   // Only errors of the route above reach this; unmatched paths go on to the next router.

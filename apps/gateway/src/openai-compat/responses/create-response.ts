@@ -1,9 +1,6 @@
 import type { ChatUsage, ResponsesRequest } from '@platform/contract';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { type CacheTokens, cacheTokensOf, runChatCompletion, toChatUsage } from '../../ai/chat';
-import type { PreparedChat } from '../../ai/chat-request';
-import type { FallbackResult } from '../../ai/fallback';
-import type { AiRuntime, StoredKeys } from '../../ai/runtime';
+import { type CacheTokens, cacheTokensOf, toChatUsage } from '../../ai/chat';
 
 /** What names an answer: our id (from the request id), its time, and the lane. */
 export type ResponseIdentity = { id: string; requestId: string; created: number; lane: string };
@@ -126,17 +123,4 @@ export function toResponse(
     output,
     usage: toResponsesUsage(toChatUsage(completion.usage), cacheTokensOf(completion.usage)),
   });
-}
-
-/** `POST /v1/responses` without `stream`. */
-export async function createResponse(
-  rt: AiRuntime,
-  prepared: PreparedChat,
-  storedKeys: StoredKeys,
-  clientSignal: AbortSignal,
-  who: ResponseIdentity,
-  request: ResponsesRequest,
-): Promise<{ response: ReturnType<typeof toResponse>; result: FallbackResult<ChatCompletion> }> {
-  const result = await runChatCompletion(rt, prepared, storedKeys, clientSignal);
-  return { response: toResponse(result.value, result.target.model, who, request), result };
 }

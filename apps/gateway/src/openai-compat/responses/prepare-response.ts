@@ -12,48 +12,34 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import type { PreparedChat, UpstreamChatParams } from '../../ai/chat-request';
 import { selectTargets } from '../../ai/config/lanes';
 import type { AiRuntime } from '../../ai/runtime';
-import { modelNotFound } from '../errors';
+import { modelNotFound, refuseUnknownFields, unsupportedParameter } from '../errors';
 import { resolveModel } from '../models';
 
 /** A `POST /v1/responses` body turned into the shared chat input, plus what the answer echoes. */
 export type PreparedResponse = { chat: PreparedChat; stream: boolean; request: ResponsesRequest };
 
-const KNOWN_FIELDS = new Set(RESPONSES_REQUEST_FIELDS);
-
-function unsupported(param: string, message: string): AppError {
-  return new AppError('unsupported_parameter', { message, details: [{ path: param, message }] });
-}
-
-function refuseUnknownFields(body: unknown): void {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
-  for (const key of Object.keys(body)) {
-    if (!KNOWN_FIELDS.has(key)) {
-      const shown = key.length > 64 ? `${key.slice(0, 64)}...` : key;
-      throw unsupported(
-        shown,
-        `Unsupported parameter: '${shown}' is not supported by this gateway's Responses API.`,
-      );
-    }
-  }
-}
+const KNOWN_FIELDS: ReadonlySet<string> = new Set(RESPONSES_REQUEST_FIELDS);
 
 /** What the gateway cannot do statelessly is refused before anything is sent (docs/gateway-ai.md). */
 function refuseStatefulFeatures(request: ResponsesRequest): void {
   if (request.previous_response_id != null) {
-    throw unsupported(
+    throw unsupportedParameter(
       'previous_response_id',
       'previous_response_id is not supported: this gateway stores no responses (store: false); send the whole conversation in input.',
     );
   }
   if (request.store === true) {
-    throw unsupported(
+    throw unsupportedParameter(
       'store',
       'store: true is not supported: this gateway stores no responses; omit store or set it to false.',
     );
   }
   request.tools?.forEach((tool, i) => {
     if (tool.type !== 'function' || !tool.name) {
-      throw unsupported(`tools.${i}`, `Tool type '${tool.type}' is not supported; only function tools are.`);
+      throw unsupportedParameter(
+        `tools.${i}`,
+        `Tool type '${tool.type}' is not supported; only function tools are.`,
+      );
     }
   });
 }
@@ -129,7 +115,11 @@ export function prepareResponse(
   body: unknown,
   projectHeader: string | undefined,
 ): PreparedResponse {
-  refuseUnknownFields(body);
+  refuseUnknownFields(
+    body,
+    KNOWN_FIELDS,
+    (shown) => `Unsupported parameter: '${shown}' is not supported by this gateway's Responses API.`,
+  );
   const request = parseRequestPart(ZResponsesRequest, body);
   refuseStatefulFeatures(request);
   const resolved = resolveModel(rt, request.model);
