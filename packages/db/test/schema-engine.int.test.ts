@@ -119,6 +119,12 @@ describe.each(backends)('schema engine against %s', (kind) => {
   });
 });
 
+// The shadow database needs a Postgres server; @platform/testing (which could
+// start one) depends on this package, so without TEST_DATABASE_URL it is one skip line.
+if (!serverUrl)
+  process.stderr.write(
+    'skipped: createMigration on Postgres (packages/db/test/schema-engine.int.test.ts) needs TEST_DATABASE_URL\n',
+  );
 (serverUrl ? describe : describe.skip)('createMigration on Postgres', () => {
   it('uses a shadow database and drops it afterwards', async () => {
     const fresh = await createFreshDatabase('postgres');

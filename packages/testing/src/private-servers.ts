@@ -129,7 +129,8 @@ export async function startPrivatePostgres(): Promise<PrivateServer> {
   };
 }
 
-function onPath(name: string): boolean {
+/** Whether an executable of that name is on PATH. */
+export function onPath(name: string): boolean {
   return (process.env.PATH ?? '')
     .split(path.delimiter)
     .some((dir) => dir !== '' && existsSync(path.join(dir, name)));

@@ -1,12 +1,18 @@
 import path from 'node:path';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../src/db';
+import { describeWithSharedServers, type SharedServers, startSharedServers } from '../src/private-servers';
 
 const migrationsDir = path.resolve(__dirname, '../../../apps/payment/prisma/migrations');
-const serverUrl = process.env.TEST_DATABASE_URL;
-const kinds: { kind: string; serverUrl: string | null }[] = [
-  { kind: 'pglite', serverUrl: null },
-  ...(serverUrl ? [{ kind: 'postgres', serverUrl }] : []),
+// Postgres: TEST_DATABASE_URL (CI), else a private server for this file, else one skip line.
+const describeWithServers = describeWithSharedServers(
+  'the Postgres test databases (packages/testing/test/db.int.test.ts)',
+);
+let servers: SharedServers | undefined;
+let serverUrl = '';
+const kinds: { kind: string; serverUrl: () => string | null }[] = [
+  { kind: 'pglite', serverUrl: () => null },
+  { kind: 'postgres', serverUrl: () => serverUrl },
 ];
 
 async function tableNames(test: TestDatabase): Promise<string[]> {
@@ -16,30 +22,38 @@ async function tableNames(test: TestDatabase): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
-describe.each(kinds)('createTestDatabase on $kind', ({ kind, serverUrl }) => {
-  it('gives each caller its own migrated database', async () => {
-    const [a, b] = await Promise.all([
-      createTestDatabase({ migrationsDir, serverUrl }),
-      createTestDatabase({ migrationsDir, serverUrl }),
-    ]);
-    try {
-      expect(a.kind).toBe(kind);
-      expect(await tableNames(a)).toContain('customers');
-      const [migration] = await a.db.query('SELECT migration_name FROM "_prisma_migrations"');
-      expect(migration).toEqual({ migration_name: '20261122000018_init' });
-      await a.db.exec(
-        `INSERT INTO webhook_events (id, type, stripe_created_at) VALUES ('evt_1', 't', now())`,
-      );
-      expect(await b.db.query('SELECT id FROM webhook_events')).toEqual([]);
-    } finally {
-      await Promise.all([a.drop(), b.drop()]);
-    }
+describeWithServers('on Postgres and PGlite', () => {
+  beforeAll(async () => {
+    servers = await startSharedServers();
+    serverUrl = servers.databaseUrl;
+  }, 120_000);
+  afterAll(async () => {
+    await servers?.close();
   });
-});
 
-(serverUrl ? it : it.skip)(
-  'a Postgres test database is reachable by its url and gone after drop',
-  async () => {
+  describe.each(kinds)('createTestDatabase on $kind', ({ kind, serverUrl: serverOf }) => {
+    it('gives each caller its own migrated database', async () => {
+      const serverUrl = serverOf();
+      const [a, b] = await Promise.all([
+        createTestDatabase({ migrationsDir, serverUrl }),
+        createTestDatabase({ migrationsDir, serverUrl }),
+      ]);
+      try {
+        expect(a.kind).toBe(kind);
+        expect(await tableNames(a)).toContain('customers');
+        const [migration] = await a.db.query('SELECT migration_name FROM "_prisma_migrations"');
+        expect(migration).toEqual({ migration_name: '20261122000018_init' });
+        await a.db.exec(
+          `INSERT INTO webhook_events (id, type, stripe_created_at) VALUES ('evt_1', 't', now())`,
+        );
+        expect(await b.db.query('SELECT id FROM webhook_events')).toEqual([]);
+      } finally {
+        await Promise.all([a.drop(), b.drop()]);
+      }
+    });
+  });
+
+  it('a Postgres test database is reachable by its url and gone after drop', async () => {
     const test = await createTestDatabase({ migrationsDir, serverUrl });
     const name = new URL(test.url!).pathname.slice(1);
     expect(name).toMatch(/^t_[0-9a-f]{16}$/);
@@ -57,5 +71,5 @@ describe.each(kinds)('createTestDatabase on $kind', ({ kind, serverUrl }) => {
       await admin.end();
       await client.end().catch(() => undefined);
     }
-  },
-);
+  });
+});
