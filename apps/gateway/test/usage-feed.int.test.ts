@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createGatewayClient, createGatewayServiceClient, PlatformApiError } from '@platform/client';
 import type { UsageRecord } from '@platform/contract';
+import { describeWithSharedServers, type SharedServers, startSharedServers } from '@platform/testing';
 import request from 'supertest';
 import type { PrismaClient } from '../src/generated/prisma/client';
 import type { LedgerRecord } from '../src/usage/record';
 import { insertLedgerRecords } from '../src/usage/repo';
-import { type AiHarness, type TestCaller, useAiHarness } from './support/ai-harness';
+import { type AiHarness, startAiHarness, type TestCaller, useAiHarness } from './support/ai-harness';
 
 /**
  * Item 5 of issue 31: the ledger feed, per user (session or key) and across
@@ -163,43 +164,69 @@ describe('usage feed', () => {
     expect(res.status).toBe(400);
     expect(res.body.details).toEqual([{ path: 'cursor', message: expect.any(String) }]);
   });
-
-  const withServer = process.env.TEST_DATABASE_URL ? it : it.skip;
-  withServer('never skips a record committed after a later one (concurrent writers)', async () => {
-    const prisma = h.prisma;
-    const client = createGatewayClient({ baseUrl: url, apiKey: caller.apiKey });
-    const { cursor: start } = await readAll((cursor) => client.usageRecords({ cursor }));
-    // Writer A inserts first (smaller id) and commits last; writer B commits in between.
-    let releaseA!: () => void;
-    const gateA = new Promise<void>((resolve) => {
-      releaseA = resolve;
-    });
-    let insertedA!: () => void;
-    const aInserted = new Promise<void>((resolve) => {
-      insertedA = resolve;
-    });
-    const a = prisma.$transaction(
-      async (tx) => {
-        await insertLedgerRecords(tx as unknown as PrismaClient, [record(caller.userId, { projectId: 'A' })]);
-        insertedA();
-        await gateA;
-      },
-      { timeout: 20_000 },
-    );
-    await aInserted;
-    await insertLedgerRecords(prisma, [record(caller.userId, { projectId: 'B' })]);
-    // B is committed, A is not: the feed shows neither yet (B's transaction is newer than A's).
-    const early = await readAll((cursor) => client.usageRecords({ cursor }), start);
-    expect(early.records.map((r) => r.project_id)).toEqual([]);
-    releaseA();
-    await a;
-    const seen: string[] = [];
-    let cursor = early.cursor;
-    await eventually(async () => {
-      const late = await readAll((c) => client.usageRecords({ cursor: c }), cursor);
-      seen.push(...late.records.map((r) => r.project_id));
-      cursor = late.cursor;
-      expect(seen.sort()).toEqual(['A', 'B']);
-    });
-  });
 });
+
+// Concurrent transactions need a Postgres server (PGlite is one connection):
+// TEST_DATABASE_URL (CI), else a private one for this block, else one skip line.
+describeWithSharedServers('the feed under concurrent writers (apps/gateway/test/usage-feed.int.test.ts)')(
+  'usage feed on Postgres',
+  () => {
+    let servers: SharedServers | undefined;
+    let h: AiHarness;
+    let url: string;
+    let caller: TestCaller;
+    beforeAll(async () => {
+      servers = await startSharedServers();
+      h = await startAiHarness(
+        { GATEWAY_SERVICE_TOKEN: SERVICE_TOKEN },
+        { databaseServerUrl: servers.databaseUrl, redisUrl: servers.redisUrl },
+      );
+      url = (await h.listen()).url;
+      caller = await h.createCaller();
+    }, 120_000);
+    afterAll(async () => {
+      await h?.close();
+      await servers?.close();
+    });
+
+    it('never skips a record committed after a later one (concurrent writers)', async () => {
+      const prisma = h.prisma;
+      const client = createGatewayClient({ baseUrl: url, apiKey: caller.apiKey });
+      const { cursor: start } = await readAll((cursor) => client.usageRecords({ cursor }));
+      // Writer A inserts first (smaller id) and commits last; writer B commits in between.
+      let releaseA!: () => void;
+      const gateA = new Promise<void>((resolve) => {
+        releaseA = resolve;
+      });
+      let insertedA!: () => void;
+      const aInserted = new Promise<void>((resolve) => {
+        insertedA = resolve;
+      });
+      const a = prisma.$transaction(
+        async (tx) => {
+          await insertLedgerRecords(tx as unknown as PrismaClient, [
+            record(caller.userId, { projectId: 'A' }),
+          ]);
+          insertedA();
+          await gateA;
+        },
+        { timeout: 20_000 },
+      );
+      await aInserted;
+      await insertLedgerRecords(prisma, [record(caller.userId, { projectId: 'B' })]);
+      // B is committed, A is not: the feed shows neither yet (B's transaction is newer than A's).
+      const early = await readAll((cursor) => client.usageRecords({ cursor }), start);
+      expect(early.records.map((r) => r.project_id)).toEqual([]);
+      releaseA();
+      await a;
+      const seen: string[] = [];
+      let cursor = early.cursor;
+      await eventually(async () => {
+        const late = await readAll((c) => client.usageRecords({ cursor: c }), cursor);
+        seen.push(...late.records.map((r) => r.project_id));
+        cursor = late.cursor;
+        expect(seen.sort()).toEqual(['A', 'B']);
+      });
+    });
+  },
+);

@@ -1,4 +1,10 @@
-import { createTestKv, perTestFile } from '@platform/testing';
+import {
+  createTestKv,
+  describeWithSharedServers,
+  perTestFile,
+  type SharedServers,
+  startSharedServers,
+} from '@platform/testing';
 import request from 'supertest';
 import { API_KEY, ROTATED_API_KEY, startHarness } from './support/harness';
 
@@ -41,23 +47,31 @@ describe('rate limit per API key', () => {
   });
 });
 
-// Shared counters need a shared store: only meaningful against a real Redis (CI sets TEST_REDIS_URL).
-const withRedis = process.env.TEST_REDIS_URL ? it : it.skip;
-
-describe('rate limit across instances', () => {
-  withRedis('two instances on one Redis share a key’s budget', async () => {
-    const kv = createTestKv();
-    try {
-      const a = h.buildApp({ PAYMENT_RATE_LIMIT_PER_MINUTE: '2' }, { kv });
-      const b = h.buildApp({ PAYMENT_RATE_LIMIT_PER_MINUTE: '2' }, { kv });
-      const get = (app: typeof a) =>
-        request(app).get('/api/v1/subscriptions/nobody/prod_x').set('X-API-Key', API_KEY);
-      expect((await get(a)).status).toBe(200);
-      expect((await get(b)).status).toBe(200);
-      expect((await get(a)).status).toBe(429);
-      expect((await get(b)).status).toBe(429);
-    } finally {
-      await kv.close();
-    }
-  });
-});
+// Shared counters need a shared store: a real Redis (TEST_REDIS_URL in CI, else a private one).
+describeWithSharedServers('the rate limit across instances (apps/payment/test/rate-limit.int.test.ts)')(
+  'rate limit across instances',
+  () => {
+    let servers: SharedServers | undefined;
+    beforeAll(async () => {
+      servers = await startSharedServers();
+    });
+    afterAll(async () => {
+      await servers?.close();
+    });
+    it('two instances on one Redis share a key’s budget', async () => {
+      const kv = createTestKv({ url: (servers as SharedServers).redisUrl });
+      try {
+        const a = h.buildApp({ PAYMENT_RATE_LIMIT_PER_MINUTE: '2' }, { kv });
+        const b = h.buildApp({ PAYMENT_RATE_LIMIT_PER_MINUTE: '2' }, { kv });
+        const get = (app: typeof a) =>
+          request(app).get('/api/v1/subscriptions/nobody/prod_x').set('X-API-Key', API_KEY);
+        expect((await get(a)).status).toBe(200);
+        expect((await get(b)).status).toBe(200);
+        expect((await get(a)).status).toBe(429);
+        expect((await get(b)).status).toBe(429);
+      } finally {
+        await kv.close();
+      }
+    });
+  },
+);

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, type StripeFake, startStripeFake, type TestDatabase } from '@platform/testing';
+import {
+  createTestDatabase,
+  describeWithSharedServers,
+  type SharedServers,
+  type StripeFake,
+  startSharedServers,
+  startStripeFake,
+  type TestDatabase,
+} from '@platform/testing';
 import { PrismaClient } from '../src/generated/prisma/client';
 import { readMeterConfig } from '../src/usage/meters';
 import { recordUsageEvents } from '../src/usage/record-usage';
@@ -8,27 +16,36 @@ import { startPaymentProcess } from './support/payment-process';
 import { eventually } from './support/usage';
 
 // A second process shares the database: Postgres only (PGlite is in-process).
-const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+// TEST_DATABASE_URL/TEST_REDIS_URL (CI), else private servers, else one skip line.
+const onPostgres = describeWithSharedServers(
+  'the usage crash test (apps/payment/test/usage-crash.int.test.ts)',
+);
 
 onPostgres('a payment process killed while draining the usage outbox', () => {
+  let servers: SharedServers;
   let fake: StripeFake;
   let database: TestDatabase;
   let prisma: PrismaClient;
 
   beforeAll(async () => {
+    servers = await startSharedServers();
     fake = await startStripeFake();
-    database = await createTestDatabase({ migrationsDir: PAYMENT_MIGRATIONS_DIR });
+    database = await createTestDatabase({
+      migrationsDir: PAYMENT_MIGRATIONS_DIR,
+      serverUrl: servers.databaseUrl,
+    });
     prisma = new PrismaClient({ adapter: database.adapter });
   });
   afterAll(async () => {
     await prisma.$disconnect();
     await database.drop();
     await fake.close();
+    await servers?.close();
   });
 
   const env = () => ({
     DATABASE_URL: database.url ?? '',
-    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/1',
+    REDIS_URL: servers.redisUrl,
     PAYMENT_MS_API_KEY: API_KEY,
     STRIPE_SECRET_KEY: STRIPE_KEY,
     STRIPE_API_BASE: fake.url,
