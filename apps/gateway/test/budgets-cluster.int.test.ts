@@ -12,12 +12,13 @@ import {
 import { createApiKey } from '../src/api-keys/create-api-key';
 import { PrismaClient } from '../src/generated/prisma/client';
 import { upsertUserByEmail } from '../src/users/repo';
-import { baseUrlsFor, SECRET, SERVER_KEYS, TEST_LANES, writeTempJson } from './support/ai-harness';
+import { SECRET } from './support/ai-harness';
 import {
   assertBuilt,
   createScratchDatabase,
   listeningPids,
   type Service,
+  spawnedGatewayEnv,
   spawnService,
   until,
 } from './support/spawned-gateway';
@@ -50,17 +51,8 @@ describeWithServers('the built service', () => {
     redis = await startPrivateRedis();
     database = await createScratchDatabase(DATABASE_URL);
     const env = {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: database.url,
-      REDIS_URL: redis.url,
-      GATEWAY_PUBLIC_URL: 'http://gateway.test',
-      GATEWAY_SECRET: SECRET,
-      AI_LANES_CONFIG: writeTempJson('lanes.json', TEST_LANES),
-      AI_PROVIDER_BASE_URLS: baseUrlsFor(openai.baseURL, 'http://127.0.0.1:9'),
-      AI_RATE_LIMIT_PER_MINUTE: '1000000',
+      ...spawnedGatewayEnv({ databaseUrl: database.url, redisUrl: redis.url, openaiUrl: openai.baseURL }),
       AI_DAILY_TOKEN_BUDGET: '100',
-      ...SERVER_KEYS,
     };
     ports = [await freePort(), await freePort()];
     const clustered = spawnService({ ...env, WORKERS: '2', PORT: String(ports[0]) });

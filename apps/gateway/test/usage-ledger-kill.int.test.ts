@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { openDatabase } from '@platform/db';
 import {
   describeWithSharedServers,
@@ -14,8 +13,16 @@ import { Redis } from 'ioredis';
 import { createApiKey } from '../src/api-keys/create-api-key';
 import { PrismaClient } from '../src/generated/prisma/client';
 import { upsertUserByEmail } from '../src/users/repo';
-import { baseUrlsFor, SECRET, SERVER_KEYS, TEST_LANES, writeTempJson } from './support/ai-harness';
-import { assertBuilt, listeningPids, type Service, spawnService, until } from './support/spawned-gateway';
+import { SECRET } from './support/ai-harness';
+import {
+  assertBuilt,
+  createScratchDatabase,
+  listeningPids,
+  type Service,
+  spawnedGatewayEnv,
+  spawnService,
+  until,
+} from './support/spawned-gateway';
 import { parseSse } from './support/sse';
 
 // Item 2 of issue 31, from outside: the built service (`node dist/main.js`)
@@ -37,7 +44,7 @@ assertBuilt();
 
 let openai: OpenAIFake;
 let redisServer: PrivateServer;
-let dbName: string;
+let database: { url: string; drop(): Promise<void> };
 let dbUrl: string;
 let env: Record<string, string>;
 const services: Service[] = [];
@@ -48,28 +55,14 @@ describeWithServers('the built service', () => {
     DATABASE_URL = servers.databaseUrl;
     openai = await startOpenAIFake();
     redisServer = await startPrivateRedis();
-    dbName = `t_ledger_kill_${randomBytes(5).toString('hex')}`;
-    const admin = await openDatabase({ url: DATABASE_URL });
-    await admin.exec(`CREATE DATABASE "${dbName}"`);
-    await admin.close();
-    const url = new URL(DATABASE_URL);
-    url.pathname = `/${dbName}`;
-    dbUrl = url.toString();
+    database = await createScratchDatabase(DATABASE_URL);
+    dbUrl = database.url;
     env = {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
+      ...spawnedGatewayEnv({ databaseUrl: dbUrl, redisUrl: redisServer.url, openaiUrl: openai.baseURL }),
       PORT: String(await freePort()),
       WORKERS: '2',
-      DATABASE_URL: dbUrl,
-      REDIS_URL: redisServer.url,
-      GATEWAY_PUBLIC_URL: 'http://gateway.test',
-      GATEWAY_SECRET: SECRET,
-      AI_LANES_CONFIG: writeTempJson('lanes.json', TEST_LANES),
-      AI_PROVIDER_BASE_URLS: baseUrlsFor(openai.baseURL, 'http://127.0.0.1:9'),
-      AI_RATE_LIMIT_PER_MINUTE: '1000000',
       // Entries a killed worker had read are taken over after 1 s instead of 30.
       USAGE_LEDGER_CLAIM_IDLE_MS: '1000',
-      ...SERVER_KEYS,
     };
   }, 30_000);
 
@@ -82,9 +75,7 @@ describeWithServers('the built service', () => {
         await svc.exited;
       }
     }
-    const admin = await openDatabase({ url: DATABASE_URL });
-    await admin.exec(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-    await admin.close();
+    await database?.drop();
     await redisServer?.close();
     await openai?.close();
     await servers?.close();

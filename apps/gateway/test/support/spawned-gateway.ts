@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '@platform/db';
+import { baseUrlsFor, SECRET, SERVER_KEYS, TEST_LANES, writeTempJson } from './ai-harness';
 
 /** The built service (`node dist/main.js`), for tests that kill or cluster it. Run `npm run build` first. */
 const APP_DIR = path.join(__dirname, '..', '..');
@@ -89,5 +90,29 @@ export async function createScratchDatabase(
       await a.exec(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await a.close();
     },
+  };
+}
+
+/**
+ * What a spawned gateway needs on these stores, in front of the OpenAI fake
+ * (ElevenLabs closed), with the request rate out of reach. Add PORT, WORKERS
+ * and what the test is about.
+ */
+export function spawnedGatewayEnv(stores: {
+  databaseUrl: string;
+  redisUrl: string;
+  openaiUrl: string;
+}): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: stores.databaseUrl,
+    REDIS_URL: stores.redisUrl,
+    GATEWAY_PUBLIC_URL: 'http://gateway.test',
+    GATEWAY_SECRET: SECRET,
+    AI_LANES_CONFIG: writeTempJson('lanes.json', TEST_LANES),
+    AI_PROVIDER_BASE_URLS: baseUrlsFor(stores.openaiUrl, 'http://127.0.0.1:9'),
+    AI_RATE_LIMIT_PER_MINUTE: '1000000',
+    ...SERVER_KEYS,
   };
 }
