@@ -55,13 +55,15 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(corsPolicy(deps));
 
   // Key check and limits run before the body is parsed, so a refused caller
-  // cannot make us read 10 MB.
-  // The limits go out with the key's revocation read: one store round trip (docs/performance.md).
+  // cannot make us read 10 MB. For a key this instance has cached they ride in
+  // the budget reservation's script instead (every route below reserves;
+  // auth/pending-admission.ts): one store round trip (docs/performance.md).
   const aiLimits = aiLimitCheck({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE });
-  const aiGuards = [requireApiKeyAndLimits(deps, { limits: aiLimits }), jsonBody(AI_BODY_LIMIT)];
+  const keyAndLimits = { limits: aiLimits.check, deferredRate: aiLimits.counterOf };
+  const aiGuards = [requireApiKeyAndLimits(deps, keyAndLimits), jsonBody(AI_BODY_LIMIT)];
   // OpenAI's SDKs send the key as `Authorization: Bearer`.
   const bearerKey = requireApiKey(deps, { bearer: true });
-  const bearerKeyAndLimits = requireApiKeyAndLimits(deps, { bearer: true, limits: aiLimits });
+  const bearerKeyAndLimits = requireApiKeyAndLimits(deps, { bearer: true, ...keyAndLimits });
   const sessionOrKey = authenticate(deps, { allow: ['session', 'api_key'] });
 
   // The AI routes first (native and OpenAI-compatible): the hot path walks neither

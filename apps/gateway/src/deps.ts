@@ -93,7 +93,7 @@ const memoryCounters = new WeakMap<KeyValueStore, BudgetCounterStore>();
 function memoryCountersOf(kv: KeyValueStore, clock: Clock): BudgetCounterStore {
   let store = memoryCounters.get(kv);
   if (!store) {
-    store = createMemoryCounterStore(clock);
+    store = createMemoryCounterStore(clock, kv);
     memoryCounters.set(kv, store);
   }
   return store;

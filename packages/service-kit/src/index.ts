@@ -12,6 +12,7 @@ export {
   type Limit,
   rateLimited,
   type WindowCounter,
+  windowKey,
 } from './rate-limit';
 export { createWindowLimit } from './rate-limit-middleware';
 export { runCommand } from './run-command';

@@ -4,7 +4,8 @@ import { AppError, isAppError } from '@platform/errors';
 import { addAccessLogFields } from '@platform/logging';
 import type { Response } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
-import type { Reservation } from '../budgets/budgets';
+import { GateRefusedError, type PendingAdmission, takePendingAdmission } from '../auth/pending-admission';
+import type { BudgetRequest, Reservation } from '../budgets/budgets';
 import { estimatePromptTokens } from '../usage/estimate';
 import { costMicros, type ModelPrice, priceOf, type TokenCounts } from '../usage/pricing';
 import type { LedgerRecord } from '../usage/record';
@@ -196,7 +197,7 @@ export async function runAccounted(
   await rt.laneAccess(caller.userId, request.lane);
   const [storedKeys, reservation] = await Promise.all([
     rt.storedKeys(caller.userId),
-    rt.budgets.reserve({
+    reserveAdmitted(rt, takePendingAdmission(res), {
       userId: caller.userId,
       apiKeyId: caller.apiKeyId,
       projectId: request.projectId,
@@ -239,6 +240,34 @@ export async function runAccounted(
     throw err;
   }
   await finish(outcome).catch(() => {});
+}
+
+/**
+ * The budget reservation, carrying the key check and rate hit the request
+ * still owes when its key was let through from this instance's cache
+ * (auth/pending-admission.ts): one store round trip for both.
+ */
+async function reserveAdmitted(
+  rt: AiRuntime,
+  pending: PendingAdmission | undefined,
+  request: BudgetRequest,
+): Promise<Reservation> {
+  if (!pending) return rt.budgets.reserve(request);
+  let reservation: Reservation;
+  try {
+    reservation = await rt.budgets.reserve(request, pending.gate);
+  } catch (err) {
+    if (!(err instanceof GateRefusedError)) {
+      // A budget's 429 comes after the gate passed: the key is good.
+      if (isAppError(err) && err.code === 'rate_limited') pending.passed();
+      throw err;
+    }
+    // Throws the answer (401, 429); returns only if the key checks out after all.
+    await pending.refused(err.verdict);
+    return rt.budgets.reserve(request);
+  }
+  pending.passed();
+  return reservation;
 }
 
 function createFinish(

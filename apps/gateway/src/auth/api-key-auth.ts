@@ -11,7 +11,7 @@ export type { ApiKeyAuthContext, AuthContext, SessionAuthContext } from './types
 export { authOf } from './types';
 
 /** Header values longer than this cannot be our keys; refusing them bounds the work. */
-const MAX_KEY_LENGTH = 256;
+export const MAX_KEY_LENGTH = 256;
 
 function apiKeyHeader(req: Request): string | undefined {
   const value = req.headers['x-api-key'];

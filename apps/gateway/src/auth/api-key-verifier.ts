@@ -47,6 +47,17 @@ export type ApiKeyVerifier = {
    * read's round trip (auto-pipelined); see key-and-limits.ts.
    */
   begin(plaintext: string): { cached: ApiKeyAuthContext | null; result: Promise<ApiKeyAuthContext | null> };
+  /**
+   * The key's identity when this instance has it cached as valid, with no
+   * store read: the caller must still read the key's revocation marker
+   * (`markerKey`) before answering, and then call `confirm` or `forget`
+   * (pending-admission.ts folds that read into the budget reservation).
+   */
+  peek(plaintext: string): { identity: ApiKeyAuthContext; markerKey: string; hash: string } | null;
+  /** The marker was absent: the key was used (last_used_at). */
+  confirm(identity: ApiKeyAuthContext): void;
+  /** The marker was present: drop the cached entry, so the next check reads the database. */
+  forget(hash: string): void;
   /** Call after marking the row revoked: marker for every instance, local eviction, broadcast. */
   announceRevocation(hash: string): Promise<void>;
   /** Batched writer of api_keys.last_used_at. */
@@ -95,9 +106,20 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
     return { cached: cached?.record && !cached.record.revoked ? identity(cached.record) : null, result };
   }
 
+  function peek(plaintext: string): ReturnType<ApiKeyVerifier['peek']> {
+    invalidation.ensureSubscribed();
+    const hash = hashApiKey(plaintext, opts.pepper);
+    const record = cache.get(hash)?.record;
+    if (!record || record.revoked) return null;
+    return { identity: identity(record), markerKey: revocationMarkerKey(hash), hash };
+  }
+
   return {
     verify: (plaintext) => begin(plaintext).result,
     begin,
+    peek,
+    confirm: (id) => lastUsed.touch(id.apiKeyId, opts.clock()),
+    forget: (hash) => cache.delete(hash),
     async announceRevocation(hash) {
       await opts.kv.set(revocationMarkerKey(hash), '1', REVOCATION_MARKER_TTL_MS);
       cache.delete(hash);

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { ApiKeyVerifier } from './api-key-verifier';
 import { type LimitCheck, requireApiKeyAndLimits } from './key-and-limits';
 import type { KeyGuessingGuard } from './key-guessing';
+import { admissionBeforeError, type PendingAdmission, takePendingAdmission } from './pending-admission';
 import type { ApiKeyAuthContext } from './types';
 
 // The middleware's order of events against a scripted verifier: when the
@@ -24,15 +25,32 @@ function deferred<T>() {
   return { promise, resolve, reject };
 }
 
-function setup(script: () => Script, limits: LimitCheck) {
+type Peek = ReturnType<ApiKeyVerifier['peek']>;
+
+function setup(
+  script: () => Script,
+  limits: LimitCheck,
+  opts: { peek?: () => Peek; deferred?: boolean } = {},
+) {
   const events: string[] = [];
   const failed: string[] = [];
-  const apiKeys: Pick<ApiKeyVerifier, 'begin' | 'verify'> = {
+  let now = 1_000_000;
+  const apiKeys: Pick<ApiKeyVerifier, 'begin' | 'verify' | 'peek' | 'confirm' | 'forget'> = {
     begin: () => {
       events.push('revocation read issued');
       return script();
     },
     verify: () => Promise.reject(new Error('not used by this middleware')),
+    peek: () => {
+      events.push('peek');
+      return opts.peek ? opts.peek() : null;
+    },
+    confirm: (id) => {
+      events.push(`confirmed ${id.apiKeyId}`);
+    },
+    forget: (hash) => {
+      events.push(`forgot ${hash}`);
+    },
   };
   const keyGuessing: KeyGuessingGuard = {
     failed: async (ip) => {
@@ -40,25 +58,48 @@ function setup(script: () => Script, limits: LimitCheck) {
     },
   };
   const handler = requireApiKeyAndLimits(
-    { apiKeys, keyGuessing },
+    { apiKeys, keyGuessing, clock: () => now },
     {
       bearer: true,
       limits: (auth) => {
         events.push(`limits started for ${auth.apiKeyId}`);
         return limits(auth);
       },
+      ...(opts.deferred
+        ? {
+            deferredRate: (auth: ApiKeyAuthContext) => ({
+              key: `rl:ai:key:${auth.apiKeyId}`,
+              max: 3,
+              windowMs: 60_000,
+            }),
+          }
+        : {}),
     },
   );
-  const run = async (headers: Record<string, string>) => {
+  const runWith = async (headers: Record<string, string>) => {
     const req = { headers, ip: '203.0.113.9', socket: {} } as unknown as Request;
     const res = { locals: {} } as Response;
     let nexted = false;
     await handler(req, res, () => {
       nexted = true;
     });
-    return { auth: res.locals.auth as ApiKeyAuthContext | undefined, nexted };
+    return { auth: res.locals.auth as ApiKeyAuthContext | undefined, nexted, res };
   };
-  return { events, failed, run };
+  const run = async (headers: Record<string, string>) => {
+    const { auth, nexted } = await runWith(headers);
+    return { auth, nexted };
+  };
+  const advance = (ms: number) => {
+    now += ms;
+  };
+  return { events, failed, run, runWith, advance };
+}
+
+/** What admissionBeforeError passes on for `err` when the request carries `res`'s pending admission. */
+function afterError(res: Response, err: unknown): Promise<unknown> {
+  return new Promise((resolve) => {
+    admissionBeforeError()(err, {} as Request, res, resolve);
+  });
 }
 
 async function errorOf(promise: Promise<unknown>): Promise<AppError> {
@@ -155,6 +196,115 @@ describe('requireApiKeyAndLimits', () => {
     await expect(t.run({ 'x-api-key': KEY, authorization: 'Bearer other' })).resolves.toEqual({
       auth: ID,
       nexted: true,
+    });
+  });
+
+  describe('with deferredRate (a route that reserves budgets)', () => {
+    const PEEKED = { identity: ID, markerKey: 'api-keys:revoked:h1', hash: 'h1' };
+    const uncalled = (): Script => {
+      throw new Error('no store read expected');
+    };
+
+    it('lets a cached key through with no store read and hands the reservation its gate', async () => {
+      const t = setup(uncalled, async () => {}, { peek: () => PEEKED, deferred: true });
+      const { auth, nexted, res } = await t.runWith({ 'x-api-key': KEY });
+      expect({ auth, nexted }).toEqual({ auth: ID, nexted: true });
+      expect(t.events).toEqual(['peek']);
+      const pending = takePendingAdmission(res) as PendingAdmission;
+      expect(pending.gate).toEqual({
+        markerKey: 'api-keys:revoked:h1',
+        rate: { key: 'rl:ai:key:k1', max: 3, windowMs: 60_000 },
+      });
+      // Taken once: the router's error step then has nothing left to check.
+      expect(takePendingAdmission(res)).toBeUndefined();
+      pending.passed();
+      expect(t.events).toEqual(['peek', 'confirmed k1']);
+    });
+
+    it('checks an uncached key before the body, as without deferral', async () => {
+      const t = setup(
+        () => ({ cached: null, result: Promise.resolve(ID) }),
+        async () => {},
+        { deferred: true },
+      );
+      const { nexted, res } = await t.runWith({ 'x-api-key': KEY });
+      expect(nexted).toBe(true);
+      expect(t.events).toEqual(['peek', 'revocation read issued', 'limits started for k1']);
+      expect(takePendingAdmission(res)).toBeUndefined();
+    });
+
+    it('a gate refused by the rate answers 429, and the key is checked before its body until the window resets', async () => {
+      const t = setup(
+        () => ({ cached: ID, result: Promise.resolve(ID) }),
+        async () => {},
+        {
+          peek: () => PEEKED,
+          deferred: true,
+        },
+      );
+      const first = await t.runWith({ 'x-api-key': KEY });
+      const pending = takePendingAdmission(first.res) as PendingAdmission;
+      const refusal = await errorOf(pending.refused({ refused: 'rate', resetMs: 5000 }));
+      expect(refusal.code).toBe('rate_limited');
+      expect(refusal.headers).toEqual({ 'Retry-After': '5' });
+
+      t.events.length = 0;
+      const second = await t.runWith({ 'x-api-key': KEY });
+      expect(t.events).toEqual(['peek', 'revocation read issued', 'limits started for k1']);
+      expect(takePendingAdmission(second.res)).toBeUndefined();
+
+      t.advance(5000);
+      t.events.length = 0;
+      const third = await t.runWith({ 'x-api-key': KEY });
+      expect(t.events).toEqual(['peek']);
+      expect(takePendingAdmission(third.res)).toBeDefined();
+    });
+
+    it('a gate refused as revoked drops the cached key and answers 401 from the full check', async () => {
+      const t = setup(
+        () => ({ cached: null, result: Promise.resolve(null) }),
+        async () => {},
+        {
+          peek: () => PEEKED,
+          deferred: true,
+        },
+      );
+      const { res } = await t.runWith({ 'x-api-key': KEY });
+      const pending = takePendingAdmission(res) as PendingAdmission;
+      expect((await errorOf(pending.refused({ refused: 'revoked' }))).code).toBe('invalid_api_key');
+      expect(t.events).toEqual(['peek', 'forgot h1', 'revocation read issued']);
+      expect(t.failed).toEqual(['203.0.113.9']);
+    });
+
+    it('a request that fails before its reservation gets the key check first: its refusal wins', async () => {
+      const t = setup(
+        () => ({ cached: ID, result: Promise.resolve(ID) }),
+        () => Promise.reject(new AppError('rate_limited', { headers: { 'Retry-After': '9' } })),
+        { peek: () => PEEKED, deferred: true },
+      );
+      const { res } = await t.runWith({ 'x-api-key': KEY });
+      const invalid = new AppError('validation_failed');
+      const passedOn = await afterError(res, invalid);
+      expect(isAppError(passedOn) && passedOn.code).toBe('rate_limited');
+      expect(t.events).toEqual(['peek', 'revocation read issued', 'limits started for k1']);
+    });
+
+    it('a request that fails before its reservation keeps its own error when the key checks out', async () => {
+      const t = setup(
+        () => ({ cached: ID, result: Promise.resolve(ID) }),
+        async () => {},
+        {
+          peek: () => PEEKED,
+          deferred: true,
+        },
+      );
+      const { res } = await t.runWith({ 'x-api-key': KEY });
+      const invalid = new AppError('validation_failed');
+      expect(await afterError(res, invalid)).toBe(invalid);
+      // Counted once: a second error step finds nothing pending.
+      t.events.length = 0;
+      expect(await afterError(res, invalid)).toBe(invalid);
+      expect(t.events).toEqual([]);
     });
   });
 });

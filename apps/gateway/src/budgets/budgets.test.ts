@@ -1,5 +1,7 @@
+import { createMemoryStore } from '@platform/db';
 import { isAppError } from '@platform/errors';
 import { createLogger, createMemoryDestination } from '@platform/logging';
+import { GateRefusedError } from '../auth/pending-admission';
 import { createBudgets } from './budgets';
 import { createMemoryCounterStore } from './counter-store-memory';
 import type { BudgetRule } from './rules';
@@ -133,5 +135,36 @@ describe('budgets (memory counters)', () => {
     await expect(budgets.reserve(ask())).rejects.toMatchObject({ status: 429 });
     setNow(NOON + 86_400_000);
     await expect(budgets.reserve(ask())).resolves.toBeDefined();
+  });
+
+  it('a gated reservation checks the key marker, then one rate hit, before any budget (memory store)', async () => {
+    let now = NOON;
+    const kv = createMemoryStore({ now: () => now });
+    const budgets = createBudgets({
+      store: createMemoryCounterStore(() => now, kv),
+      defaults: [{ scope: 'user', period: 'daily', unit: 'tokens', limit: 100 }],
+      loadUserRules: async () => [],
+      logger,
+      now: () => now,
+    });
+    const gate = { markerKey: 'marker:k1', rate: { key: 'rl:ai:key:k1', max: 2, windowMs: 60_000 } };
+    const refusal = async (p: Promise<unknown>) => {
+      try {
+        await p;
+      } catch (err) {
+        if (err instanceof GateRefusedError) return err.verdict;
+        throw err;
+      }
+      return 'admitted';
+    };
+    expect(await refusal(budgets.reserve(ask(), gate))).toBe('admitted');
+    expect(await refusal(budgets.reserve(ask(), gate))).toBe('admitted');
+    expect(await refusal(budgets.reserve(ask(), gate))).toEqual({ refused: 'rate', resetMs: 60_000 });
+    // Refused by the gate: nothing reserved for it.
+    expect((await budgets.today('u1')).used).toBe(16);
+    now += 60_000;
+    await kv.set('marker:k1', '1', 1000);
+    expect(await refusal(budgets.reserve(ask(), gate))).toEqual({ refused: 'revoked' });
+    expect((await budgets.today('u1')).used).toBe(16);
   });
 });

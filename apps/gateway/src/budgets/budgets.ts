@@ -1,5 +1,6 @@
 import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
+import { type AdmissionGate, GateRefusedError } from '../auth/pending-admission';
 import { costMicros, type ModelPrice } from '../usage/pricing';
 import type { BudgetCounterStore, CounterClaim } from './counter-store';
 import { reservedOf } from './counter-store';
@@ -53,8 +54,12 @@ export type Reservation = {
 export type BudgetStatus = BudgetRule & { used: number; resetsAt: Date; source: 'default' | 'user' };
 
 export type Budgets = {
-  /** Reserves, or throws 429 rate_limited (Retry-After, `details` naming the budget). */
-  reserve(request: BudgetRequest): Promise<Reservation>;
+  /**
+   * Reserves, or throws 429 rate_limited (Retry-After, `details` naming the
+   * budget). With a `gate`, the request's key admission is checked in the
+   * same store call, first: GateRefusedError when it refuses.
+   */
+  reserve(request: BudgetRequest, gate?: AdmissionGate): Promise<Reservation>;
   /** The user's daily tokens: used (settled + reserved), the limit, when it resets (GET /usage/today). */
   today(userId: string): Promise<{ day: string; used: number; budget: number; resetsAt: Date }>;
   /** The budgets in force for the user (their own and the defaults of scope user), with use. */
@@ -182,7 +187,7 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
       const used = await useIn(w);
       await opts.store.seed(counterKey(userId, id, w.label), used, w.endsAt - at + TTL_MARGIN_MS);
     },
-    async reserve(req) {
+    async reserve(req, gate) {
       const rules = await userRules(req.userId);
       const at = now();
       const needTokens = req.promptTokens + req.completionTokens;
@@ -206,7 +211,8 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
       // token: a request admitted at the edge is capped to what is left, so
       // with honest estimates what it is served never passes the budget.
       const minPpm = needTokens > 0 ? Math.floor(((req.promptTokens + 1) * 1_000_000) / needTokens) : 0;
-      const result = await opts.store.reserve(claims, minPpm);
+      const result = await opts.store.reserve(claims, minPpm, gate);
+      if (!result.ok && 'gate' in result) throw new GateRefusedError(result.gate);
       if (!result.ok) {
         const id = ids[result.index] as BudgetId;
         throw refuse(id, (claims[result.index] as CounterClaim).limit, at);

@@ -1,8 +1,16 @@
+import type { WindowCounter } from '@platform/service-kit';
 import type { BudgetCounterStore } from './counter-store';
 import { reservedOf } from './counter-store';
 
-/** Budget counters in this process (embedded mode): the same rules as the Lua script, synchronously. */
-export function createMemoryCounterStore(now: () => number = Date.now): BudgetCounterStore {
+/**
+ * Budget counters in this process (embedded mode): the same rules as the Lua
+ * script, synchronously. A reservation's gate is checked on `kv` (the
+ * revocation marker and the rate counter live there), before the budgets.
+ */
+export function createMemoryCounterStore(
+  now: () => number = Date.now,
+  kv?: { get(key: string): Promise<string | null> } & WindowCounter,
+): BudgetCounterStore {
   const counters = new Map<string, { value: number; expiresAt: number }>();
   const currentOf = (key: string) => {
     const c = counters.get(key);
@@ -20,7 +28,14 @@ export function createMemoryCounterStore(now: () => number = Date.now): BudgetCo
     else counters.set(key, { value, expiresAt: now() + ttlMs });
   };
   return {
-    async reserve(claims, minPpm) {
+    async reserve(claims, minPpm, gate) {
+      if (gate) {
+        if (!kv) throw new Error('a gated reservation needs the key-value store');
+        if ((await kv.get(gate.markerKey)) !== null) return { ok: false, gate: { refused: 'revoked' } };
+        const rate = await kv.incrWindow(gate.rate.key, 1, gate.rate.windowMs);
+        if (rate.total > gate.rate.max)
+          return { ok: false, gate: { refused: 'rate', resetMs: rate.resetMs } };
+      }
       let ppm = 1_000_000;
       let limiting = 0;
       for (const [index, claim] of claims.entries()) {

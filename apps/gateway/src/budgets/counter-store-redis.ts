@@ -2,15 +2,30 @@ import type { Redis } from 'ioredis';
 import { assertRedisReachable } from '../usage/redis-reachable';
 import type { BudgetCounterStore } from './counter-store';
 
-// ARGV: the smallest share admitted (ppm), then per counter: limit, need, ttl.
-// All or nothing, in one atomic step.
+// ARGV: the smallest share admitted (ppm), the gate (1 or 0), the gate's rate
+// max and window, then per budget counter: limit, need, ttl. KEYS: the budget
+// counters, then with the gate the key's revocation marker and its rate
+// counter. The gate first (as kv-redis's incrWindow counts a hit), then the
+// budgets, all or nothing, in one atomic step.
 const RESERVE_LUA = `
+local n = #KEYS
+if ARGV[2] == '1' then
+  n = n - 2
+  if redis.call('EXISTS', KEYS[n + 1]) == 1 then return {-1, 0} end
+  local hits = redis.call('INCRBY', KEYS[n + 2], 1)
+  local ttl = redis.call('PTTL', KEYS[n + 2])
+  if ttl < 0 then
+    redis.call('PEXPIRE', KEYS[n + 2], ARGV[4])
+    ttl = tonumber(ARGV[4])
+  end
+  if hits > tonumber(ARGV[3]) then return {-2, ttl} end
+end
 local ppm = 1000000
 local limiting = 0
-for i = 1, #KEYS do
+for i = 1, n do
   local used = tonumber(redis.call('GET', KEYS[i]) or '0')
-  local limit = tonumber(ARGV[i * 3 - 1])
-  local need = tonumber(ARGV[i * 3])
+  local limit = tonumber(ARGV[i * 3 + 2])
+  local need = tonumber(ARGV[i * 3 + 3])
   local left = limit - used
   if left <= 0 then return {0, i - 1} end
   if need > 0 then
@@ -23,11 +38,11 @@ for i = 1, #KEYS do
 end
 if ppm < tonumber(ARGV[1]) then return {0, limiting} end
 if ppm < 1 then ppm = 1 end
-for i = 1, #KEYS do
-  local need = tonumber(ARGV[i * 3])
+for i = 1, n do
+  local need = tonumber(ARGV[i * 3 + 3])
   local take = math.ceil(need * ppm / 1000000)
   redis.call('INCRBY', KEYS[i], take)
-  if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], ARGV[i * 3 + 1]) end
+  if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], ARGV[i * 3 + 4]) end
 end
 return {1, ppm}
 `;
@@ -59,17 +74,25 @@ export function createRedisCounterStore(redis: Redis, prefix: string): BudgetCou
   const r = redis as WithBudgetScripts;
   const k = (key: string) => prefix + key;
   return {
-    async reserve(claims, minPpm) {
-      if (claims.length === 0) return { ok: true, ppm: 1_000_000 };
+    async reserve(claims, minPpm, gate) {
+      if (claims.length === 0 && !gate) return { ok: true, ppm: 1_000_000 };
       assertRedisReachable(redis);
+      const keys = claims.map((c) => k(c.key));
+      if (gate) keys.push(k(gate.markerKey), k(gate.rate.key));
       const args = claims.flatMap((c) => [c.limit, Math.max(0, Math.ceil(c.need)), Math.ceil(c.ttlMs)]);
       const [ok, value] = await r.budgetReserve(
-        claims.length,
-        ...claims.map((c) => k(c.key)),
+        keys.length,
+        ...keys,
         Math.ceil(minPpm),
+        gate ? 1 : 0,
+        gate?.rate.max ?? 0,
+        gate?.rate.windowMs ?? 0,
         ...args,
       );
-      return ok === 1 ? { ok: true, ppm: value } : { ok: false, index: value };
+      if (ok === 1) return { ok: true, ppm: value };
+      if (ok === -1) return { ok: false, gate: { refused: 'revoked' } };
+      if (ok === -2) return { ok: false, gate: { refused: 'rate', resetMs: value } };
+      return { ok: false, index: value };
     },
     async adjust(deltas) {
       const nonZero = deltas.filter((d) => d.by !== 0);

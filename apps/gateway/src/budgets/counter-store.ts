@@ -1,3 +1,5 @@
+import type { AdmissionGate, GateVerdict } from '../auth/pending-admission';
+
 /** One counter a reservation touches: its limit and what this request needs. */
 export type CounterClaim = { key: string; limit: number; need: number; ttlMs: number };
 
@@ -5,7 +7,9 @@ export type ReserveResult =
   /** Reserved `ceil(need * ppm / 1e6)` on every counter. */
   | { ok: true; ppm: number }
   /** Counter `index` is at or over its limit, or has less left than `minPpm` of its need; nothing was reserved. */
-  | { ok: false; index: number };
+  | { ok: false; index: number }
+  /** The admission gate refused; nothing was counted on the budget counters. */
+  | { ok: false; gate: GateVerdict };
 
 /**
  * Budget counters, atomic across every instance. Two adapters: Redis (one Lua
@@ -17,8 +21,10 @@ export type BudgetCounterStore = {
    * counter the same share of its need: all of it, or less when a counter has
    * less left (the smallest `left / need` over the counters, in millionths).
    * A share below `minPpm` (what the prompt alone takes) refuses instead.
+   * With a `gate`, its checks come first in the same atomic step (see
+   * AdmissionGate): the request's key admission and its budgets in one call.
    */
-  reserve(claims: readonly CounterClaim[], minPpm: number): Promise<ReserveResult>;
+  reserve(claims: readonly CounterClaim[], minPpm: number, gate?: AdmissionGate): Promise<ReserveResult>;
   /** Adds `by` (negative to give back) to each counter; sets its expiry if it has none. */
   adjust(deltas: readonly { key: string; by: number; ttlMs: number }[]): Promise<void>;
   /** Current values (0 when absent). */

@@ -20,8 +20,19 @@ const DAY_MS = 86_400_000;
 /** A UTC window: its label (YYYY-MM-DD or YYYY-MM), when it starts and when it ends. */
 export type BudgetWindow = { label: string; startsAt: number; endsAt: number };
 
-/** The UTC window `at` falls in. */
+// The last window of each period: every reservation asks for the current one.
+const lastWindow: { [P in BudgetPeriod]?: BudgetWindow } = {};
+
+/** The UTC window `at` falls in (the object is shared: do not change it). */
 export function windowOf(period: BudgetPeriod, at: number): BudgetWindow {
+  const last = lastWindow[period];
+  if (last && at >= last.startsAt && at < last.endsAt) return last;
+  const window = computeWindow(period, at);
+  lastWindow[period] = window;
+  return window;
+}
+
+function computeWindow(period: BudgetPeriod, at: number): BudgetWindow {
   const d = new Date(at);
   if (period === 'daily') {
     const start = at - (at % DAY_MS);

@@ -4,6 +4,7 @@ import { sendJson } from '@platform/service-kit';
 import { type RequestHandler, Router } from 'express';
 import { logUpstream, runAccounted } from '../ai/accounting';
 import type { AiRuntime } from '../ai/runtime';
+import { admissionBeforeError } from '../auth/pending-admission';
 import { header, runChatRoute } from './chat-route';
 import { completionId, toOpenAiCompletion } from './create-chat-completion';
 import { createEmbeddings, prepareEmbeddings } from './embeddings/create-embeddings';
@@ -92,6 +93,7 @@ export function createOpenAiCompatRouter(
     res.json(toOpenAiModel(id));
   });
 
+  router.use(admissionBeforeError());
   router.use('/v1', openAiNotFound());
   router.use('/v1', openAiErrorHandler({ logger: opts.logger }));
   return router;

@@ -1,21 +1,38 @@
 import type { KeyValueStore } from '@platform/db';
-import { countHit, rateLimited } from '@platform/service-kit';
+import { countHit, rateLimited, windowKey } from '@platform/service-kit';
+import type { RateCounter } from '../auth/pending-admission';
 import type { AuthContext } from '../auth/types';
 
 export type AiLimitOptions = { kv: KeyValueStore; perMinute: number };
 
+/** The AI request rate of a caller: checked on its own, or described for a check made elsewhere. */
+export type AiLimit = {
+  /** Counts one hit; over the limit -> 429 rate_limited with Retry-After. */
+  check(auth: AuthContext): Promise<void>;
+  /** The counter `check` counts on, for the budget reservation that counts it in the same script. */
+  counterOf(auth: AuthContext): RateCounter;
+};
+
 /**
  * The request rate per API key on the AI routes (fixed one-minute window):
- * over it -> 429 rate_limited with Retry-After. The AI routes run it as
- * `requireApiKeyAndLimits(deps, { limits: aiLimitCheck(...) })`, together
- * with the key's revocation read (one store round trip). Token and cost budgets are
- * reserved later, once the body is parsed (budgets/, ai/accounting.ts).
+ * over it -> 429 rate_limited with Retry-After. The AI routes run it through
+ * `requireApiKeyAndLimits` (auth/key-and-limits.ts): with the key's
+ * revocation read, or for a key this instance has cached, inside the budget
+ * reservation's script (auth/pending-admission.ts). Either way one hit per request.
  */
-export function aiLimitCheck(opts: AiLimitOptions): (auth: AuthContext) => Promise<void> {
+export function aiLimitCheck(opts: AiLimitOptions): AiLimit {
   const limit = { name: 'ai', max: opts.perMinute, windowMs: 60_000 };
-  return async (auth) => {
-    const subject = auth.kind === 'api_key' ? `key:${auth.apiKeyId}` : `user:${auth.userId}`;
-    const rate = await countHit(opts.kv, limit, subject);
-    if (rate.total > limit.max) throw rateLimited(rate.resetMs);
+  const subjectOf = (auth: AuthContext) =>
+    auth.kind === 'api_key' ? `key:${auth.apiKeyId}` : `user:${auth.userId}`;
+  return {
+    async check(auth) {
+      const rate = await countHit(opts.kv, limit, subjectOf(auth));
+      if (rate.total > limit.max) throw rateLimited(rate.resetMs);
+    },
+    counterOf: (auth) => ({
+      key: windowKey(limit, subjectOf(auth)),
+      max: limit.max,
+      windowMs: limit.windowMs,
+    }),
   };
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '@platform/logging';
 import { type RequestHandler, Router } from 'express';
 import type { AiRuntime } from '../../ai/runtime';
+import { admissionBeforeError } from '../../auth/pending-admission';
 import { header, runChatRoute } from '../chat-route';
 import { messageId, toMessagesAnswer } from './create-message';
 import { anthropicErrorHandler } from './errors';
@@ -33,6 +34,7 @@ export function createMessagesRouter(
     });
   });
   // Only errors of the route above reach this; unmatched paths go on to the next router.
+  router.use(admissionBeforeError());
   router.use('/v1/messages', anthropicErrorHandler({ logger: opts.logger }));
   return router;
 }

@@ -1,0 +1,75 @@
+import type { ErrorRequestHandler, Response } from 'express';
+
+/** One fixed-window rate counter: its store key (without the store's prefix), limit and window. */
+export type RateCounter = { key: string; max: number; windowMs: number };
+
+/**
+ * The store checks a request still owes before it is admitted, made in the
+ * same atomic step as its budget reservation: refused if the key's revocation
+ * marker exists, else one hit on its rate counter, refused past the max.
+ */
+export type AdmissionGate = { markerKey: string; rate: RateCounter };
+
+/** Why a gate refused: the key is revoked, or its rate is spent until `resetMs` from now. */
+export type GateVerdict = { refused: 'revoked' } | { refused: 'rate'; resetMs: number };
+
+/** Thrown by a reservation whose gate refused; nothing was reserved. */
+export class GateRefusedError extends Error {
+  constructor(readonly verdict: GateVerdict) {
+    super(`admission refused: ${verdict.refused}`);
+    this.name = 'GateRefusedError';
+  }
+}
+
+/**
+ * A request let through on this instance's cached copy of its key, whose
+ * revocation read and rate hit have not been made yet. Whoever takes it owes
+ * the check: the budget reservation carries it (`gate`, then `passed` or
+ * `refused`), or `runAlone` makes it on its own.
+ */
+export type PendingAdmission = {
+  readonly gate: AdmissionGate;
+  /** The gate passed in the store: the key is confirmed (last used). */
+  passed(): void;
+  /**
+   * The gate refused: throws the request's answer (429 with Retry-After, or
+   * the key checked again from the database: 401). Returns only if that
+   * check now passes; the caller then reserves without the gate.
+   */
+  refused(verdict: GateVerdict): Promise<void>;
+  /** The key's revocation read and the rate hit on their own; throws 401, 429 or 503. */
+  runAlone(): Promise<void>;
+};
+
+const LOCALS_KEY = 'pendingAdmission';
+
+export function setPendingAdmission(res: Response, pending: PendingAdmission): void {
+  res.locals[LOCALS_KEY] = pending;
+}
+
+/** The request's pending admission, handed over: the caller now owes its check. */
+export function takePendingAdmission(res: Response): PendingAdmission | undefined {
+  const pending = res.locals[LOCALS_KEY] as PendingAdmission | undefined;
+  if (pending) res.locals[LOCALS_KEY] = undefined;
+  return pending;
+}
+
+/**
+ * Mounted after an AI router's routes, before its error renderer: a request
+ * that failed before its reservation (a bad body, a refused lane) still gets
+ * its key and rate checked, and their answer wins: 401 for a revoked key, 429
+ * past the rate, and the hit is counted, as when the check ran before the body.
+ */
+export function admissionBeforeError(): ErrorRequestHandler {
+  return (err, _req, res, next) => {
+    const pending = takePendingAdmission(res);
+    if (!pending) {
+      next(err);
+      return;
+    }
+    pending.runAlone().then(
+      () => next(err),
+      (refusal: unknown) => next(refusal),
+    );
+  };
+}
