@@ -64,6 +64,7 @@ export const ZChatCompletionRequest = z
     }
   })
   .meta({ id: 'ChatCompletionRequest' });
+export type ChatCompletionInput = z.input<typeof ZChatCompletionRequest>;
 
 /** Token counts of one completion. */
 export const ZChatUsage = z.object(TOKEN_COUNT_FIELDS).meta({ id: 'ChatUsage' });

@@ -99,18 +99,20 @@ export const ZCreateApiKeyRequest = z
 export type CreateApiKeyRequest = z.infer<typeof ZCreateApiKeyRequest>;
 
 const ZKeyId = z.uuid().meta({ example: '5b7e2f10-9c3d-4a8b-b1e2-6f7a8b9c0d1e' });
-const ZKeyPrefix = z
-  .string()
-  .meta({ description: 'Leading characters of the key.', example: 'gw_live_3kT9' });
+
+/** What the creation answer and every entry of the key list say about a key. */
+const keyFields = {
+  key_id: ZKeyId,
+  key_prefix: z.string().meta({ description: 'Leading characters of the key.', example: 'gw_live_3kT9' }),
+  name: z.string(),
+  scope: ZApiKeyScope,
+};
 
 /** 201 answer of key creation; the only time the plaintext key is shown. */
 export const ZCreateApiKeyResponse = z
   .object({
     key: z.string().meta({ description: 'Plaintext key; shown only in this response.' }),
-    key_id: ZKeyId,
-    key_prefix: ZKeyPrefix,
-    name: z.string(),
-    scope: ZApiKeyScope,
+    ...keyFields,
   })
   .meta({ id: 'CreateApiKeyResponse' });
 export type CreateApiKeyResponse = z.infer<typeof ZCreateApiKeyResponse>;
@@ -121,10 +123,7 @@ export type ApiKeyStatus = z.infer<typeof ZApiKeyStatus>;
 /** One entry of the key list; never carries the plaintext or the hash. */
 export const ZApiKeySummary = z
   .object({
-    key_id: ZKeyId,
-    key_prefix: ZKeyPrefix,
-    name: z.string(),
-    scope: ZApiKeyScope,
+    ...keyFields,
     created_at: ZIsoTimestamp,
     last_used_at: ZIsoTimestamp.nullable(),
     status: ZApiKeyStatus,

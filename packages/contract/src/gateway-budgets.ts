@@ -29,13 +29,7 @@ export type BudgetIdInput = z.input<typeof ZBudgetId>;
 
 /** `PUT /api/v1/budgets`: sets (or replaces) one budget. A server default caps it. */
 export const ZSetBudgetRequest = z
-  .object({
-    scope: ZBudgetScope,
-    subject: z.string().max(128).default(''),
-    period: ZBudgetPeriod,
-    unit: ZBudgetUnit,
-    limit: z.number().int().min(0).max(1e15),
-  })
+  .object({ ...ZBudgetId.shape, limit: z.number().int().min(0).max(1e15) })
   .superRefine((b, ctx) => {
     const id = ZBudgetId.safeParse(b);
     if (!id.success)
@@ -44,6 +38,7 @@ export const ZSetBudgetRequest = z
   })
   .meta({ id: 'SetBudgetRequest' });
 export type SetBudgetRequest = z.infer<typeof ZSetBudgetRequest>;
+export type SetBudgetInput = z.input<typeof ZSetBudgetRequest>;
 
 /** A budget in force, with what its current window used (settled and reserved). */
 export const ZBudget = z

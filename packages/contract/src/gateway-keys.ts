@@ -37,6 +37,7 @@ export const ZStoreProviderKeyRequest = z
   })
   .meta({ id: 'StoreProviderKeyRequest' });
 export type StoreProviderKeyRequest = z.infer<typeof ZStoreProviderKeyRequest>;
+export type StoreProviderKeyInput = z.input<typeof ZStoreProviderKeyRequest>;
 
 /** A stored key as the API shows it: never the key itself, only its last 4 characters. */
 export const ZStoredProviderKey = z

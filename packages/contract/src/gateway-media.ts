@@ -21,6 +21,7 @@ export const ZImageRequest = z
   })
   .meta({ id: 'ImageRequest' });
 export type ImageRequest = z.infer<typeof ZImageRequest>;
+export type ImageInput = z.input<typeof ZImageRequest>;
 
 /** One generated image, inline as base64 PNG. */
 export const ZGeneratedImage = z
@@ -65,6 +66,7 @@ export const ZTtsRequest = z
   })
   .meta({ id: 'TtsRequest' });
 export type TtsRequest = z.infer<typeof ZTtsRequest>;
+export type TtsInput = z.input<typeof ZTtsRequest>;
 
 /** `POST /api/v1/ai/music`: answered with `audio/mpeg` bytes. */
 export const ZMusicRequest = z
@@ -75,6 +77,7 @@ export const ZMusicRequest = z
   })
   .meta({ id: 'MusicRequest' });
 export type MusicRequest = z.infer<typeof ZMusicRequest>;
+export type MusicInput = z.input<typeof ZMusicRequest>;
 
 /** `POST /api/v1/ai/soundfx`: answered with `audio/mpeg` bytes. */
 export const ZSoundFxRequest = z
@@ -94,6 +97,7 @@ export const ZSoundFxRequest = z
   })
   .meta({ id: 'SoundFxRequest' });
 export type SoundFxRequest = z.infer<typeof ZSoundFxRequest>;
+export type SoundFxInput = z.input<typeof ZSoundFxRequest>;
 
 /** Content-Type of music and sound-effect responses. */
 export const MPEG_AUDIO_CONTENT_TYPE = 'audio/mpeg';

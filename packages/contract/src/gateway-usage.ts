@@ -33,6 +33,7 @@ export const ZUsageQuery = z
     message: `range must be at most ${MAX_USAGE_RANGE_DAYS} days`,
   });
 export type UsageQuery = z.infer<typeof ZUsageQuery>;
+export type UsageQueryInput = z.input<typeof ZUsageQuery>;
 
 /**
  * The range a usage query stands for at `nowMs`: `to` defaults to today (UTC),

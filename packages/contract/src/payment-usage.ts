@@ -44,6 +44,8 @@ export const ZUsageEventsRequest = z
   .object({ events: z.array(ZUsageEvent).min(1).max(MAX_USAGE_EVENTS_PER_BATCH) })
   .meta({ id: 'UsageEventsRequest' });
 export type UsageEventsRequest = z.infer<typeof ZUsageEventsRequest>;
+/** What a client passes to `POST /api/v1/usage-events` (payment), before defaults apply. */
+export type RecordUsageEventsInput = z.input<typeof ZUsageEventsRequest>;
 
 /**
  * What became of one event: `stored` (new), `duplicate` (the same event was

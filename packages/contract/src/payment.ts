@@ -40,6 +40,7 @@ export const ZCreateSubscriptionCheckoutRequest = z
   .object({ ...customer, product_id: ZProductId, price_id: ZPriceId, ...urls })
   .meta({ id: 'CreateSubscriptionCheckoutRequest' });
 export type CreateSubscriptionCheckoutRequest = z.infer<typeof ZCreateSubscriptionCheckoutRequest>;
+export type CreateSubscriptionCheckoutInput = z.input<typeof ZCreateSubscriptionCheckoutRequest>;
 
 /** `POST /api/v1/checkout/item`: one price, `quantity` defaults to 1. */
 export const ZCreateItemCheckoutRequest = z
@@ -51,6 +52,7 @@ export const ZCreateItemCheckoutRequest = z
   })
   .meta({ id: 'CreateItemCheckoutRequest' });
 export type CreateItemCheckoutRequest = z.infer<typeof ZCreateItemCheckoutRequest>;
+export type CreateItemCheckoutInput = z.input<typeof ZCreateItemCheckoutRequest>;
 
 /** One line of a cart; both fields are required (the spec's element rule). */
 export const ZCartItem = z
@@ -67,6 +69,7 @@ export const ZCreateCartCheckoutRequest = z
   })
   .meta({ id: 'CreateCartCheckoutRequest' });
 export type CreateCartCheckoutRequest = z.infer<typeof ZCreateCartCheckoutRequest>;
+export type CreateCartCheckoutInput = z.input<typeof ZCreateCartCheckoutRequest>;
 
 /** A Stripe-hosted page the caller sends its user to, as Stripe returned it (not checked like `ZHttpUrl`). */
 function stripePageUrl(description: string, example: string) {
@@ -133,6 +136,7 @@ export const ZCreatePortalSessionRequest = z
   })
   .meta({ id: 'CreatePortalSessionRequest' });
 export type CreatePortalSessionRequest = z.infer<typeof ZCreatePortalSessionRequest>;
+export type CreatePortalSessionInput = z.input<typeof ZCreatePortalSessionRequest>;
 
 export const ZPortalSessionResponse = z
   .object({

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Stripe from 'stripe';
+import type { StripeObject } from './objects';
 
 /** Stripe-looking id (store.ts has the same; kept here so store.ts can hold a MeterStore without an import cycle). */
 function makeId(prefix: string, length: number): string {
@@ -23,9 +24,7 @@ export type FakeMeterEvent = {
 };
 
 /** A v2 (thin) event kept for `GET /v2/core/events/:id`. */
-export type FakeV2Event = {
-  id: string;
-  object: 'v2.core.event';
+export type FakeV2Event = StripeObject<'v2.core.event'> & {
   type: string;
   created: string;
   livemode: false;

@@ -5,9 +5,10 @@
  */
 export type Metadata = Record<string, string>;
 
-export type FakeProduct = {
-  id: string;
-  object: 'product';
+/** What every Stripe object starts with: its id and, in `object`, the name of its type. */
+export type StripeObject<Name extends string> = { id: string; object: Name };
+
+export type FakeProduct = StripeObject<'product'> & {
   active: boolean;
   created: number;
   updated: number;
@@ -24,9 +25,7 @@ export type FakeProduct = {
 
 export type RecurringInterval = 'day' | 'week' | 'month' | 'year';
 
-export type FakePrice = {
-  id: string;
-  object: 'price';
+export type FakePrice = StripeObject<'price'> & {
   active: boolean;
   billing_scheme: 'per_unit' | 'tiered';
   created: number;
@@ -52,9 +51,7 @@ export type FakePrice = {
   unit_amount_decimal: string | null;
 };
 
-export type FakeCustomer = {
-  id: string;
-  object: 'customer';
+export type FakeCustomer = StripeObject<'customer'> & {
   address: unknown;
   balance: number;
   created: number;
@@ -102,9 +99,7 @@ export const SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = [
   'unpaid',
 ];
 
-export type FakeSubscriptionItem = {
-  id: string;
-  object: 'subscription_item';
+export type FakeSubscriptionItem = StripeObject<'subscription_item'> & {
   created: number;
   /** Since API version 2025-03-31 the billing period lives on each item. */
   current_period_start: number;
@@ -117,9 +112,7 @@ export type FakeSubscriptionItem = {
   tax_rates: unknown[];
 };
 
-export type FakeSubscription = {
-  id: string;
-  object: 'subscription';
+export type FakeSubscription = StripeObject<'subscription'> & {
   billing_cycle_anchor: number;
   cancel_at: number | null;
   cancel_at_period_end: boolean;
@@ -142,9 +135,7 @@ export type FakeSubscription = {
   current_period_end?: number;
 };
 
-export type FakeCheckoutSession = {
-  id: string;
-  object: 'checkout.session';
+export type FakeCheckoutSession = StripeObject<'checkout.session'> & {
   allow_promotion_codes: boolean | null;
   amount_subtotal: number | null;
   amount_total: number | null;
@@ -173,9 +164,7 @@ export type FakeCheckoutSession = {
 /** A line item as the fake keeps it, so tests can assert what was bought. */
 export type FakeLineItem = { price: string; quantity: number };
 
-export type FakePortalSession = {
-  id: string;
-  object: 'billing_portal.session';
+export type FakePortalSession = StripeObject<'billing_portal.session'> & {
   configuration: string;
   created: number;
   customer: string;

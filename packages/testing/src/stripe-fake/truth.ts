@@ -1,5 +1,5 @@
 import { invalidRequest, resourceMissing } from './errors';
-import type { FakeCheckoutSession } from './objects';
+import type { FakeCheckoutSession, StripeObject } from './objects';
 import { anyOf, p } from './params';
 import { listParams, paginate, type Route } from './route';
 import { makeId, type StripeStore } from './store';
@@ -14,12 +14,7 @@ import { buildEvent, type StripeEventEnvelope } from './webhooks';
  * SessionListLineItemsParams).
  */
 
-/** An event in the account's log, with whether its webhook delivery succeeded. */
-export type FakeEventRecord = { event: StripeEventEnvelope; delivered: boolean };
-
-export type FakeCharge = {
-  id: string;
-  object: 'charge';
+export type FakeCharge = StripeObject<'charge'> & {
   amount: number;
   amount_refunded: number;
   created: number;
@@ -33,9 +28,7 @@ export type FakeCharge = {
   status: 'succeeded' | 'pending' | 'failed';
 };
 
-export type FakeDispute = {
-  id: string;
-  object: 'dispute';
+export type FakeDispute = StripeObject<'dispute'> & {
   amount: number;
   charge: string;
   created: number;
@@ -53,13 +46,14 @@ export type FakeDispute = {
     | 'lost';
 };
 
-export type FakeActiveEntitlement = {
-  id: string;
-  object: 'entitlements.active_entitlement';
+export type FakeActiveEntitlement = StripeObject<'entitlements.active_entitlement'> & {
   feature: string;
   livemode: false;
   lookup_key: string;
 };
+
+/** An event in the account's log, with whether its webhook delivery succeeded. */
+export type FakeEventRecord = { event: StripeEventEnvelope; delivered: boolean };
 
 /** The extra state these routes keep; attached to the store. */
 export type TruthState = {

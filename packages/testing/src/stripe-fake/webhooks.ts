@@ -1,13 +1,12 @@
 import { createHmac } from 'node:crypto';
+import type { StripeObject } from './objects';
 import { makeId } from './store';
 
 /** API version stamped on built events; the one stripe-node 23.1.0 pins. */
 export const FAKE_STRIPE_API_VERSION = '2026-10-28.endive';
 
 /** A Stripe event envelope as delivered to a webhook endpoint. */
-export type StripeEventEnvelope<T = unknown> = {
-  id: string;
-  object: 'event';
+export type StripeEventEnvelope<T = unknown> = StripeObject<'event'> & {
   api_version: string;
   created: number;
   data: { object: T; previous_attributes?: Record<string, unknown> };

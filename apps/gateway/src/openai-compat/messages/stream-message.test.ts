@@ -5,8 +5,10 @@ import { anthropicStreamFormat } from './stream-message';
 const target = { provider: 'openai' as const, model: 'm' };
 const usage = { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 };
 
+type SentEvent = { type: string } & Record<string, unknown>;
+
 function recorder() {
-  const events: Array<{ type: string } & Record<string, unknown>> = [];
+  const events: SentEvent[] = [];
   const sse: SseWriter = {
     send: (_event, data) => {
       events.push(data as { type: string });
@@ -16,6 +18,16 @@ function recorder() {
     end: () => {},
   };
   return { sse, events };
+}
+
+/** Each event as `type` or, for a content block, `type:index`. */
+function labels(events: SentEvent[]): string[] {
+  return events.map((e) => `${e.type}${'index' in e ? `:${e.index}` : ''}`);
+}
+
+/** The start, delta and stop of content block `index`, as `labels` names them. */
+function block(index: number): string[] {
+  return [`content_block_start:${index}`, `content_block_delta:${index}`, `content_block_stop:${index}`];
 }
 
 function chunk(delta: object, anthropic?: object): ChatCompletionChunk {
@@ -42,15 +54,11 @@ describe('anthropicStreamFormat', () => {
     );
     format.chunk(sse, chunk({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] }), target);
     await format.done(sse, { target, finishReason: 'tool_calls', usage, cache: { read: 4, write: 0 } });
-    expect(events.map((e) => `${e.type}${'index' in e ? `:${e.index}` : ''}`)).toEqual([
+    expect(labels(events)).toEqual([
       'message_start',
       'ping',
-      'content_block_start:0',
-      'content_block_delta:0',
-      'content_block_stop:0',
-      'content_block_start:1',
-      'content_block_delta:1',
-      'content_block_stop:1',
+      ...block(0),
+      ...block(1),
       'message_delta',
       'message_stop',
     ]);
@@ -72,14 +80,10 @@ describe('anthropicStreamFormat', () => {
     // The first target was cut; a continuation from an OpenAI-compatible one follows.
     format.chunk(sse, chunk({ content: 'lo' }), target);
     await format.done(sse, { target, finishReason: 'stop', usage, cache: null });
-    expect(events.map((e) => `${e.type}${'index' in e ? `:${e.index}` : ''}`)).toEqual([
+    expect(labels(events)).toEqual([
       'message_start',
-      'content_block_start:0',
-      'content_block_delta:0',
-      'content_block_stop:0',
-      'content_block_start:1',
-      'content_block_delta:1',
-      'content_block_stop:1',
+      ...block(0),
+      ...block(1),
       'message_delta',
       'message_stop',
     ]);
