@@ -13,6 +13,7 @@ import { createApiKeyRouter } from './api-keys/routes';
 import { authenticate, requireApiKey } from './auth/api-key-auth';
 import { requireTrustedOrigin } from './auth/csrf';
 import { requireApiKeyAndLimits } from './auth/key-and-limits';
+import { admissionBeforeError } from './auth/pending-admission';
 import { createSessionRouter } from './auth/routes';
 import { createBillingRouter } from './billing/routes';
 import { createBudgetRouter } from './budgets/routes';
@@ -68,7 +69,8 @@ export function createApp(deps: GatewayDeps): Express {
 
   // The AI routes first (native and OpenAI-compatible): the hot path walks neither
   // the health nor the account routers' route lists.
-  app.use(createChatRouter(deps.ai, aiGuards), createMediaRouter(deps.ai, aiGuards));
+  // Their errors pass admissionBeforeError on the way to the app's error handler.
+  app.use(createChatRouter(deps.ai, aiGuards), createMediaRouter(deps.ai, aiGuards), admissionBeforeError());
   // Anthropic's POST /v1/messages before the OpenAI router, which answers every other /v1 path.
   app.use(createMessagesRouter(deps.ai, { guards: [bearerKeyAndLimits, jsonBody(AI_BODY_LIMIT)], logger }));
   // OpenAI's path layout, outside /api/v1; it answers its own errors (OpenAI's shape), 404s included.

@@ -13,7 +13,6 @@ import { AppError } from '@platform/errors';
 import { parseRequestPart, sendJson } from '@platform/service-kit';
 import { type RequestHandler, type Response, Router } from 'express';
 import type { z } from 'zod';
-import { admissionBeforeError } from '../auth/pending-admission';
 import { logUpstream, runAccounted } from './accounting';
 import { completionUsage, runChatCompletion, toChatCompletionResponse } from './chat';
 import { prepareChat } from './chat-request';
@@ -122,7 +121,6 @@ export function createMediaRouter(rt: AiRuntime, guards: RequestHandler[]): Rout
       return result;
     }),
   );
-  router.use(admissionBeforeError());
   return router;
 }
 
@@ -160,6 +158,5 @@ export function createChatRouter(rt: AiRuntime, guards: RequestHandler[]): Route
     );
   });
 
-  router.use(admissionBeforeError());
   return router;
 }

@@ -55,21 +55,24 @@ export function takePendingAdmission(res: Response): PendingAdmission | undefine
 }
 
 /**
- * Mounted after an AI router's routes, before its error renderer: a request
- * that failed before its reservation (a bad body, a refused lane) still gets
- * its key and rate checked, and their answer wins: 401 for a revoked key, 429
- * past the rate, and the hit is counted, as when the check ran before the body.
+ * Error step of the AI routes, before the error is rendered (by `render`, or
+ * by the next error handler): a request that failed before its reservation (a
+ * bad body, a refused lane) still gets its key and rate checked, and their
+ * answer wins: 401 for a revoked key, 429 past the rate, and the hit is
+ * counted, as when the check ran before the body. One layer per router
+ * stack: every request that walks past it pays for it.
  */
-export function admissionBeforeError(): ErrorRequestHandler {
-  return (err, _req, res, next) => {
+export function admissionBeforeError(render?: ErrorRequestHandler): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    const pass = (e: unknown) => (render ? render(e, req, res, next) : next(e));
     const pending = takePendingAdmission(res);
     if (!pending) {
-      next(err);
+      pass(err);
       return;
     }
     pending.runAlone().then(
-      () => next(err),
-      (refusal: unknown) => next(refusal),
+      () => pass(err),
+      (refusal: unknown) => pass(refusal),
     );
   };
 }

@@ -93,8 +93,7 @@ export function createOpenAiCompatRouter(
     res.json(toOpenAiModel(id));
   });
 
-  router.use(admissionBeforeError());
   router.use('/v1', openAiNotFound());
-  router.use('/v1', openAiErrorHandler({ logger: opts.logger }));
+  router.use('/v1', admissionBeforeError(openAiErrorHandler({ logger: opts.logger })));
   return router;
 }

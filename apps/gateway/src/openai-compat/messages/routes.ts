@@ -34,7 +34,6 @@ export function createMessagesRouter(
     });
   });
   // Only errors of the route above reach this; unmatched paths go on to the next router.
-  router.use(admissionBeforeError());
-  router.use('/v1/messages', anthropicErrorHandler({ logger: opts.logger }));
+  router.use('/v1/messages', admissionBeforeError(anthropicErrorHandler({ logger: opts.logger })));
   return router;
 }
