@@ -24,6 +24,11 @@ function post(app: AiHarness['app'], body: object, path = '/api/v1/ai/chat/compl
   return request(app).post(path).set('x-api-key', caller.apiKey).send(body);
 }
 
+/** The OpenAI-compatible route, with the key as its SDKs send it. */
+function postOpenAi(app: AiHarness['app'], body: object) {
+  return request(app).post('/v1/chat/completions').set('authorization', `Bearer ${caller.apiKey}`).send(body);
+}
+
 describe('admission folded into the reservation (a cached key)', () => {
   it('counts one rate hit per request, answered or refused for its body', async () => {
     const app = h.startInstance({ AI_RATE_LIMIT_PER_MINUTE: '4' });
@@ -44,16 +49,8 @@ describe('admission folded into the reservation (a cached key)', () => {
     expect((await post(app, good)).status).toBe(429);
     // Refused in the reservation's script once: from now on checked before the body.
     expect((await post(app, bad)).status).toBe(429);
-    const openai = await request(app)
-      .post('/v1/chat/completions')
-      .set('authorization', `Bearer ${caller.apiKey}`)
-      .send({ model: 'nope', messages: 'x' });
-    expect(openai.status).toBe(429);
-    const messages = await request(app)
-      .post('/v1/messages')
-      .set('x-api-key', caller.apiKey)
-      .send({ model: 'free', max_tokens: 'x' });
-    expect(messages.status).toBe(429);
+    expect((await postOpenAi(app, { model: 'nope', messages: 'x' })).status).toBe(429);
+    expect((await post(app, { model: 'free', max_tokens: 'x' }, '/v1/messages')).status).toBe(429);
     expect(h.openaiRequests()).toHaveLength(1);
   });
 
@@ -68,10 +65,7 @@ describe('admission folded into the reservation (a cached key)', () => {
     expect(revoked.body).toMatchObject({ code: 'invalid_api_key' });
     // A bad body does not hide it, on the OpenAI route either.
     expect((await post(app, bad)).status).toBe(401);
-    const openai = await request(app)
-      .post('/v1/chat/completions')
-      .set('authorization', `Bearer ${caller.apiKey}`)
-      .send({ model: 'free', messages: [{ role: 'user', content: 'hi' }] });
+    const openai = await postOpenAi(app, { model: 'free', messages: [{ role: 'user', content: 'hi' }] });
     expect(openai.status).toBe(401);
     expect(h.openaiRequests()).toHaveLength(2);
   });
