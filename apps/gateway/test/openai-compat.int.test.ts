@@ -8,6 +8,7 @@ import {
   useAiHarness,
   writeTempJson,
 } from './support/ai-harness';
+import { sdkErrorOf } from './support/sdk-calls';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const hi = [{ role: 'user' as const, content: 'hi' }];
@@ -26,14 +27,8 @@ function sdk(opts: { apiKey?: string; baseURL?: string; project?: string } = {})
   });
 }
 
-/** The error a call rejects with (the test fails if it resolves). */
-async function errorOf(call: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-  const err = await call.then(
-    () => new Error('expected the call to fail'),
-    (e: unknown) => e,
-  );
-  if (!(err instanceof OpenAI.APIError)) throw err;
-  return err;
+function errorOf(call: Promise<unknown>) {
+  return sdkErrorOf(call, OpenAI.APIError);
 }
 
 function post(path: string, body: unknown, headers: Record<string, string> = {}) {

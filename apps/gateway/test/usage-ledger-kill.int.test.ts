@@ -1,27 +1,11 @@
-import { openDatabase } from '@platform/db';
-import {
-  describeWithSharedServers,
-  freePort,
-  type OpenAIFake,
-  type PrivateServer,
-  type SharedServers,
-  startOpenAIFake,
-  startPrivateRedis,
-  startSharedServers,
-} from '@platform/testing';
+import { freePort } from '@platform/testing';
 import { Redis } from 'ioredis';
-import { createApiKey } from '../src/api-keys/create-api-key';
-import { PrismaClient } from '../src/generated/prisma/client';
-import { upsertUserByEmail } from '../src/users/repo';
-import { SECRET } from './support/ai-harness';
 import {
-  assertBuilt,
-  createScratchDatabase,
+  describeSpawnedGateway,
   listeningPids,
-  type Service,
-  spawnedGatewayEnv,
   spawnService,
   until,
+  withUserAndKey,
 } from './support/spawned-gateway';
 import { parseSse } from './support/sse';
 
@@ -33,174 +17,132 @@ import { parseSse } from './support/sse';
 // and the only other records are of requests that were cut by the kills.
 // Run `npm run build` first.
 
-// Postgres: TEST_DATABASE_URL (CI), else a private one started for this file;
-// without one either, the file is skipped in one line.
-const describeWithServers = describeWithSharedServers(
-  'the ledger kill test (apps/gateway/test/usage-ledger-kill.int.test.ts)',
-);
-let servers: SharedServers | undefined;
-let DATABASE_URL: string;
-assertBuilt();
-
-let openai: OpenAIFake;
-let redisServer: PrivateServer;
-let database: { url: string; drop(): Promise<void> };
-let dbUrl: string;
 let env: Record<string, string>;
-const services: Service[] = [];
 
-describeWithServers('the built service', () => {
-  beforeAll(async () => {
-    servers = await startSharedServers();
-    DATABASE_URL = servers.databaseUrl;
-    openai = await startOpenAIFake();
-    redisServer = await startPrivateRedis();
-    database = await createScratchDatabase(DATABASE_URL);
-    dbUrl = database.url;
-    env = {
-      ...spawnedGatewayEnv({ databaseUrl: dbUrl, redisUrl: redisServer.url, openaiUrl: openai.baseURL }),
-      PORT: String(await freePort()),
-      WORKERS: '2',
-      // Entries a killed worker had read are taken over after 1 s instead of 30.
-      USAGE_LEDGER_CLAIM_IDLE_MS: '1000',
-    };
-  }, 30_000);
-
-  afterAll(async () => {
-    for (const svc of services) {
-      if (svc.child.exitCode === null && svc.child.signalCode === null) {
-        try {
-          process.kill(-(svc.child.pid as number), 'SIGKILL');
-        } catch {}
-        await svc.exited;
-      }
-    }
-    await database?.drop();
-    await redisServer?.close();
-    await openai?.close();
-    await servers?.close();
-  }, 30_000);
-
-  /** One request; its request id and whether the client received the whole answer. */
-  async function call(
-    port: number,
-    apiKey: string,
-    i: number,
-  ): Promise<{ id: string | null; complete: boolean }> {
-    const stream = i % 2 === 1;
-    let id: string | null = null;
-    try {
-      const res = await fetch(
-        `http://127.0.0.1:${port}/api/v1/ai/chat/${stream ? 'stream' : 'completions'}`,
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': apiKey, connection: 'close' },
-          body: JSON.stringify({
-            lane: 'free',
-            project_id: 'kill',
-            messages: [{ role: 'user', content: `n${i}` }],
-          }),
-        },
-      );
-      id = res.headers.get('x-request-id');
-      const text = await res.text();
-      if (res.status !== 200) return { id, complete: false };
-      if (stream) return { id, complete: parseSse(text).events.at(-1)?.event === 'done' };
-      return { id, complete: (JSON.parse(text) as { content?: string }).content !== undefined };
-    } catch {
-      return { id, complete: false };
-    }
-  }
-
-  it('SIGKILL of a worker and of the whole service: one record per answer received, none doubled', async () => {
-    openai.set({
-      chunks: ['a', 'b', 'c', 'd'],
-      chunkDelayMs: 30,
-      latencyMs: 20,
-      usage: { prompt_tokens: 2, completion_tokens: 4 },
-    });
-    const port = Number(env.PORT);
-    const first = spawnService(env);
-    services.push(first);
-    await until(() => listeningPids(first).length >= 2, 30_000, 'two workers').catch((e: Error) => {
-      throw new Error(`${e.message}\n${first.output()}`);
+describeSpawnedGateway(
+  'the ledger kill test (apps/gateway/test/usage-ledger-kill.int.test.ts)',
+  'the built service',
+  (s) => {
+    beforeAll(async () => {
+      env = {
+        ...s.env,
+        PORT: String(await freePort()),
+        WORKERS: '2',
+        // Entries a killed worker had read are taken over after 1 s instead of 30.
+        USAGE_LEDGER_CLAIM_IDLE_MS: '1000',
+      };
     });
 
-    const db = await openDatabase({ url: dbUrl });
-    const prisma = new PrismaClient({ adapter: db.adapter });
-    try {
-      const user = await upsertUserByEmail(prisma, `kill-${Date.now()}@example.com`);
-      const key = await createApiKey(
-        { prisma, env: { GATEWAY_SECRET: SECRET } },
-        { userId: user.id, name: 'k', scope: 'ai' },
-      );
-
-      const results: { id: string | null; complete: boolean }[] = [];
-      let stop = false;
-      let n = 0;
-      const load = () =>
-        Array.from({ length: 8 }, async () => {
-          while (!stop) results.push(await call(port, key.key, n++));
-        });
-
-      let clients = load();
-      await new Promise((r) => setTimeout(r, 1500));
-      const [victim] = listeningPids(first);
-      process.kill(victim as number, 'SIGKILL');
-      await until(() => listeningPids(first).length >= 3, 30_000, 'a replacement worker');
-      await new Promise((r) => setTimeout(r, 1500));
-      process.kill(-(first.child.pid as number), 'SIGKILL');
-      await first.exited;
-      stop = true;
-      await Promise.all(clients);
-
-      const second = spawnService(env);
-      services.push(second);
-      await until(() => listeningPids(second).length >= 2, 30_000, 'the restart');
-      // A little load on the restarted service too.
-      stop = false;
-      clients = load();
-      await new Promise((r) => setTimeout(r, 500));
-      stop = true;
-      await Promise.all(clients);
-
-      // Drained: nothing left in the stream (entries are deleted once committed).
-      const redis = new Redis(redisServer.url);
+    /** One request; its request id and whether the client received the whole answer. */
+    async function call(
+      port: number,
+      apiKey: string,
+      i: number,
+    ): Promise<{ id: string | null; complete: boolean }> {
+      const stream = i % 2 === 1;
+      let id: string | null = null;
       try {
-        await until(
-          async () => (await redis.xlen('gateway:usage:ledger')) === 0,
-          30_000,
-          'the ledger to drain',
+        const res = await fetch(
+          `http://127.0.0.1:${port}/api/v1/ai/chat/${stream ? 'stream' : 'completions'}`,
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-api-key': apiKey, connection: 'close' },
+            body: JSON.stringify({
+              lane: 'free',
+              project_id: 'kill',
+              messages: [{ role: 'user', content: `n${i}` }],
+            }),
+          },
         );
-      } finally {
-        redis.disconnect();
+        id = res.headers.get('x-request-id');
+        const text = await res.text();
+        if (res.status !== 200) return { id, complete: false };
+        if (stream) return { id, complete: parseSse(text).events.at(-1)?.event === 'done' };
+        return { id, complete: (JSON.parse(text) as { content?: string }).content !== undefined };
+      } catch {
+        return { id, complete: false };
       }
-
-      const complete = results.filter((r) => r.complete).map((r) => r.id as string);
-      const cut = results.filter((r) => !r.complete);
-      expect(complete.length).toBeGreaterThan(50);
-      const rows = await prisma.usageRecord.findMany({ where: { userId: user.id } });
-      const recorded = new Set(rows.map((r) => r.requestId));
-      expect(complete.filter((id) => !recorded.has(id))).toEqual([]);
-      // One row per request id (also a unique index), and the daily sums counted each row once.
-      expect(recorded.size).toBe(rows.length);
-      const [sums] = await prisma.$queryRaw<{ requests: bigint; tokens: bigint }[]>`
-      SELECT sum(requests)::bigint AS requests, sum(total_tokens)::bigint AS tokens
-        FROM usage_daily WHERE user_id = ${user.id}::uuid`;
-      expect(Number(sums?.requests)).toBe(rows.length);
-      expect(Number(sums?.tokens)).toBe(rows.reduce((s, r) => s + r.totalTokens, 0));
-      // The only records beyond the answers received are of requests the kills cut.
-      const completeSet = new Set(complete);
-      const extras = rows.filter((r) => !completeSet.has(r.requestId));
-      expect(extras.length).toBeLessThanOrEqual(cut.length);
-      // Those whose headers had arrived are known by id: each extra with one is among them.
-      const cutIds = new Set(cut.map((r) => r.id).filter((id) => id !== null));
-      const known = new Set(results.map((r) => r.id).filter((id) => id !== null));
-      for (const extra of extras)
-        if (known.has(extra.requestId)) expect(cutIds.has(extra.requestId)).toBe(true);
-    } finally {
-      await prisma.$disconnect();
-      await db.close();
     }
-  }, 120_000);
-});
+
+    it('SIGKILL of a worker and of the whole service: one record per answer received, none doubled', async () => {
+      s.openai.set({
+        chunks: ['a', 'b', 'c', 'd'],
+        chunkDelayMs: 30,
+        latencyMs: 20,
+        usage: { prompt_tokens: 2, completion_tokens: 4 },
+      });
+      const port = Number(env.PORT);
+      const first = spawnService(env);
+      s.services.push(first);
+      await until(() => listeningPids(first).length >= 2, 30_000, 'two workers').catch((e: Error) => {
+        throw new Error(`${e.message}\n${first.output()}`);
+      });
+
+      await withUserAndKey(s.database.url, 'kill', async ({ prisma, userId, apiKey }) => {
+        const results: { id: string | null; complete: boolean }[] = [];
+        let stop = false;
+        let n = 0;
+        const load = () =>
+          Array.from({ length: 8 }, async () => {
+            while (!stop) results.push(await call(port, apiKey, n++));
+          });
+
+        let clients = load();
+        await new Promise((r) => setTimeout(r, 1500));
+        const [victim] = listeningPids(first);
+        process.kill(victim as number, 'SIGKILL');
+        await until(() => listeningPids(first).length >= 3, 30_000, 'a replacement worker');
+        await new Promise((r) => setTimeout(r, 1500));
+        process.kill(-(first.child.pid as number), 'SIGKILL');
+        await first.exited;
+        stop = true;
+        await Promise.all(clients);
+
+        const second = spawnService(env);
+        s.services.push(second);
+        await until(() => listeningPids(second).length >= 2, 30_000, 'the restart');
+        // A little load on the restarted service too.
+        stop = false;
+        clients = load();
+        await new Promise((r) => setTimeout(r, 500));
+        stop = true;
+        await Promise.all(clients);
+
+        // Drained: nothing left in the stream (entries are deleted once committed).
+        const redis = new Redis(s.redis.url);
+        try {
+          await until(
+            async () => (await redis.xlen('gateway:usage:ledger')) === 0,
+            30_000,
+            'the ledger to drain',
+          );
+        } finally {
+          redis.disconnect();
+        }
+
+        const complete = results.filter((r) => r.complete).map((r) => r.id as string);
+        const cut = results.filter((r) => !r.complete);
+        expect(complete.length).toBeGreaterThan(50);
+        const rows = await prisma.usageRecord.findMany({ where: { userId: userId } });
+        const recorded = new Set(rows.map((r) => r.requestId));
+        expect(complete.filter((id) => !recorded.has(id))).toEqual([]);
+        // One row per request id (also a unique index), and the daily sums counted each row once.
+        expect(recorded.size).toBe(rows.length);
+        const [sums] = await prisma.$queryRaw<{ requests: bigint; tokens: bigint }[]>`
+      SELECT sum(requests)::bigint AS requests, sum(total_tokens)::bigint AS tokens
+        FROM usage_daily WHERE user_id = ${userId}::uuid`;
+        expect(Number(sums?.requests)).toBe(rows.length);
+        expect(Number(sums?.tokens)).toBe(rows.reduce((s, r) => s + r.totalTokens, 0));
+        // The only records beyond the answers received are of requests the kills cut.
+        const completeSet = new Set(complete);
+        const extras = rows.filter((r) => !completeSet.has(r.requestId));
+        expect(extras.length).toBeLessThanOrEqual(cut.length);
+        // Those whose headers had arrived are known by id: each extra with one is among them.
+        const cutIds = new Set(cut.map((r) => r.id).filter((id) => id !== null));
+        const known = new Set(results.map((r) => r.id).filter((id) => id !== null));
+        for (const extra of extras)
+          if (known.has(extra.requestId)) expect(cutIds.has(extra.requestId)).toBe(true);
+      });
+    }, 120_000);
+  },
+);

@@ -2,6 +2,7 @@ import { fakeEmbedding } from '@platform/testing';
 import OpenAI from 'openai';
 import { type AiHarness, type TestCaller, useAiHarness, writeTempJson } from './support/ai-harness';
 import { lanesConfig } from './support/lanes';
+import { sdkErrorOf, usageRowsDuring } from './support/sdk-calls';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -54,26 +55,13 @@ function sdk(): OpenAI {
   return new OpenAI({ apiKey: caller.apiKey, baseURL: `${url}/v1`, maxRetries: 0 });
 }
 
-/** The caller's usage ledger rows made while `run` ran (written to Postgres by a flush). */
-async function recorded(run: () => Promise<unknown>) {
-  const where = { userId: caller.userId };
-  await h.usage.flush();
-  const last = await h.prisma.usageRecord.findFirst({ where, orderBy: { id: 'desc' }, select: { id: true } });
-  await run();
-  await h.usage.flush();
-  return h.prisma.usageRecord.findMany({
-    where: { ...where, id: { gt: last?.id ?? BigInt(0) } },
-    orderBy: { id: 'asc' },
-  });
+/** The caller's usage ledger rows made while `run` ran. */
+function recorded(run: () => Promise<unknown>) {
+  return usageRowsDuring(h, caller.userId, run);
 }
 
-async function errorOf(call: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-  const err = await call.then(
-    () => new Error('expected the call to fail'),
-    (e: unknown) => e,
-  );
-  if (!(err instanceof OpenAI.APIError)) throw err;
-  return err;
+function errorOf(call: Promise<unknown>) {
+  return sdkErrorOf(call, OpenAI.APIError);
 }
 
 const weatherTool = {
