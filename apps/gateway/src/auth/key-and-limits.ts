@@ -80,13 +80,13 @@ export function requireApiKeyAndLimits(deps: KeyAndLimitsDeps, opts: KeyAndLimit
     if (!key) throw new AppError('missing_api_key');
     const peeked = deferredRate && key.length <= MAX_KEY_LENGTH ? deps.apiKeys.peek(key) : null;
     const until = peeked ? rateRefused.get(peeked.identity.apiKeyId) : undefined;
-    if (peeked && (until === undefined || until <= deps.clock())) {
+    if (deferredRate && peeked && (until === undefined || until <= deps.clock())) {
       const { identity } = peeked;
       res.locals.auth = identity;
       setPendingAdmission(res, {
         gate: {
           markerKey: peeked.markerKey,
-          rate: (deferredRate as NonNullable<typeof deferredRate>)(identity),
+          rate: deferredRate(identity),
         },
         passed: () => deps.apiKeys.confirm(identity),
         async refused(verdict) {

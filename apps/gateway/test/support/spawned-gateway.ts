@@ -86,9 +86,7 @@ export const listeningPids = (svc: Service) =>
     .map((l) => l.pid);
 
 /** A fresh database on the shared Postgres server; `drop` removes it. */
-async function createScratchDatabase(
-  serverUrl: string,
-): Promise<{ url: string; drop(): Promise<void> }> {
+async function createScratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `t_gw_${randomBytes(5).toString('hex')}`;
   const admin = await openDatabase({ url: serverUrl });
   await admin.exec(`CREATE DATABASE "${name}"`);
