@@ -171,10 +171,11 @@ export function createUsageShipper(opts: ShipperOptions): UsageShipper {
       opts.metrics.events.inc({ outcome: 'stored' }, answer.stored);
       opts.metrics.events.inc({ outcome: 'duplicate' }, answer.duplicates);
     }
-    for (const [reason, n] of skipped) opts.metrics.skipped.inc({ reason }, n);
-    for (const [reason, n] of skipped)
+    for (const [reason, n] of skipped) {
+      opts.metrics.skipped.inc({ reason }, n);
       if (reason === 'too_large')
         log.error({ records: n }, 'usage records above the meter value limit not billed');
+    }
 
     if (!(await opts.cursor.advance(owner, last, opts.leaseMs))) {
       // Another process took the lease meanwhile (we were paused past it): it resends from

@@ -1,6 +1,7 @@
 import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
 import { type AdmissionGate, GateRefusedError } from '../auth/pending-admission';
+import { lruCache } from '../cache/lru';
 import { costMicros, type ModelPrice } from '../usage/pricing';
 import type { BudgetCounterStore, CounterClaim } from './counter-store';
 import { reservedOf } from './counter-store';
@@ -108,7 +109,8 @@ function matches(rule: BudgetId, id: BudgetId): boolean {
 export function createBudgets(opts: BudgetsOptions): Budgets {
   const now = opts.now ?? Date.now;
   const cacheMs = opts.cacheMs ?? 5000;
-  const cache = new Map<string, { rules: BudgetRule[]; at: number }>();
+  // No expiry of its own: past `cacheMs` an entry is re-read, but kept for a Postgres outage.
+  const cache = lruCache<string, { rules: BudgetRule[]; at: number }>({ max: 10_000 });
 
   const userRules = async (userId: string): Promise<BudgetRule[]> => {
     const hit = cache.get(userId);
@@ -126,7 +128,6 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
       );
       return hit.rules;
     }
-    if (cache.size >= 10_000) cache.clear();
     cache.set(userId, { rules, at });
     return rules;
   };

@@ -106,7 +106,6 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
   };
 
   /** Our pending entries ('0') or new ones ('>', waiting up to a second for one unless `wait` is false). */
-  /** Our pending entries ('0') or new ones ('>', waiting up to a second for one unless `wait` is false). */
   const readOwn = async (from: string, wait = true): Promise<Entry[]> => {
     const res = (
       from === '>' && wait
