@@ -153,13 +153,21 @@ export function processTreeOf(pid: number): number[] {
  * finished children left in their parent's cutime/cstime (a replaced worker).
  */
 export function cpuMsOf(pid: number): number {
-  let ticks = 0;
+  const { user, system } = cpuSplitMsOf(pid);
+  return user + system;
+}
+
+/** cpuMsOf split into user and system (kernel: syscalls, and loopback TCP work done on the sender's behalf). */
+export function cpuSplitMsOf(pid: number): { user: number; system: number } {
+  let user = 0;
+  let system = 0;
   for (const member of processTreeOf(pid)) {
     const fields = statFields(member);
     if (!fields) continue;
-    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    user += Number(fields[11]) + Number(fields[13]);
+    system += Number(fields[12]) + Number(fields[14]);
   }
-  return ticks * 10;
+  return { user: user * 10, system: system * 10 };
 }
 
 /** Current and peak resident memory in MB (VmRSS, VmHWM) of a process and its live children, summed, from /proc. */

@@ -1,0 +1,188 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { runMain } from '../cli';
+import { runLoad } from '../load/run-load';
+import { parseEnvPairs, parsePeerCli, peerStores } from './cli';
+import { cpuSplitMsOf, startOrClose } from './processes';
+import { median, roundTo } from './record';
+import { type OurGateway, startOurGateway, startUpstream } from './services';
+
+const USAGE = `Usage: npm run ab -w @platform/bench -- --variant-script <path> [options]
+  A quick A/B of two builds of our gateway on one request (no Portkey, no
+  sequential or health runs): ours (apps/gateway/dist) and the variant, in
+  alternating order, each its own production process in front of the same
+  OpenAI fake. Prints CPU ms per request and req/s per round, their medians
+  and the ratios. Not recorded: a result worth keeping is a \`peers\` run.
+  --variant-script <path>  the other build's entry (e.g. an older commit's worktree)
+  --variant-env "NAME=value ..."  added to the variant's environment
+  --script <path>    ours from this entry instead of apps/gateway/dist/main.js (to profile
+                     an older build as ours)
+  --kind chat|stream  the request (default chat)
+  --rounds <n>       rounds (default 6)
+  --duration <s>     measured seconds per run (default 4)
+  --warmup <s>       warm-up seconds per run (default 1)
+  --connections <n>  connections (default 32)
+  --cpu-prof <dir>   profile ours (not the variant) into <dir>
+  --gateway-node-args, --gateway-env: as for peers (ours only)
+Needs TEST_DATABASE_URL and TEST_REDIS_URL and a built apps/gateway/dist.`;
+
+type Side = 'ours' | 'variant';
+
+/** Redis's own counters (redis-cli): commands, and client reads (one per batch of commands a client wrote). */
+function redisCounters(redisUrl: string): { commands: number; reads: number; cpuMs: number } | null {
+  try {
+    const info = execFileSync('redis-cli', ['-u', redisUrl, 'info', 'stats'], { encoding: 'utf8' });
+    const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? Number.NaN);
+    const cpu = execFileSync('redis-cli', ['-u', redisUrl, 'info', 'cpu'], { encoding: 'utf8' });
+    const seconds = (name: string) =>
+      Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(cpu)?.[1] ?? Number.NaN);
+    return {
+      commands: field('total_commands_processed'),
+      reads: field('total_reads_processed'),
+      cpuMs: 1000 * (seconds('used_cpu_user') + seconds('used_cpu_sys')),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU ms of every process named postgres on this machine (the shared server: only meaningful as a difference). */
+function postgresCpuMs(): number {
+  let ms = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ms += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ms;
+}
+
+async function main(): Promise<number> {
+  const { values, cpuProfArgs, gatewayNodeArgs, gatewayEnv } = parsePeerCli(
+    {
+      'variant-script': { type: 'string' },
+      script: { type: 'string' },
+      'variant-env': { type: 'string', default: '' },
+      kind: { type: 'string', default: 'chat' },
+      rounds: { type: 'string', default: '6' },
+      duration: { type: 'string', default: '4' },
+      warmup: { type: 'string', default: '1' },
+      connections: { type: 'string', default: '32' },
+    },
+    USAGE,
+  );
+  const variantScript = values['variant-script'];
+  if (!variantScript) throw new Error(`--variant-script is required\n${USAGE}`);
+  const kind = values.kind === 'stream' ? 'stream' : 'chat';
+  const rounds = Number(values.rounds);
+  const { databaseServerUrl, redisUrl } = peerStores(USAGE);
+  const upstream = await startUpstream({});
+  const ours = await startOrClose(
+    startOurGateway(upstream, {
+      databaseServerUrl,
+      redisUrl,
+      nodeArgs: [...cpuProfArgs, ...gatewayNodeArgs],
+      env: gatewayEnv,
+      ...(values.script ? { script: path.resolve(values.script) } : {}),
+    }),
+    [upstream],
+  );
+  const variant = await startOrClose(
+    startOurGateway(upstream, {
+      databaseServerUrl,
+      redisUrl,
+      nodeArgs: gatewayNodeArgs,
+      env: { ...gatewayEnv, ...parseEnvPairs(values['variant-env']) },
+      script: path.resolve(variantScript),
+    }),
+    [upstream, ours],
+  );
+  const spec = (g: OurGateway) => ({
+    url: `${g.url}/api/v1/ai/chat/${kind === 'stream' ? 'stream' : 'completions'}`,
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json', 'x-api-key': g.apiKey },
+    body: JSON.stringify({
+      lane: 'free',
+      project_id: 'bench',
+      messages: [{ role: 'user', content: 'Say hello to the benchmark.' }],
+    }),
+  });
+  const gateways: Record<Side, OurGateway> = { ours, variant };
+  const results: Record<Side, { cpu: number[]; rps: number[] }> = {
+    ours: { cpu: [], rps: [] },
+    variant: { cpu: [], rps: [] },
+  };
+  try {
+    for (const side of ['ours', 'variant'] as Side[]) {
+      await runLoad(
+        {
+          ...spec(gateways[side]),
+          connections: Number(values.connections),
+          warmupSec: 1,
+          durationSec: 4,
+          timeoutSec: 10,
+        },
+        'child',
+        () => undefined,
+      );
+    }
+    for (let round = 1; round <= rounds; round += 1) {
+      const order: Side[] = round % 2 === 1 ? ['ours', 'variant'] : ['variant', 'ours'];
+      for (const side of order) {
+        const g = gateways[side];
+        let cpuStart = { user: 0, system: 0 };
+        let redisStart: ReturnType<typeof redisCounters> = null;
+        let pgStart = 0;
+        const r = await runLoad(
+          {
+            ...spec(g),
+            connections: Number(values.connections),
+            warmupSec: Number(values.warmup),
+            durationSec: Number(values.duration),
+            timeoutSec: 10,
+          },
+          'child',
+          () => {
+            cpuStart = cpuSplitMsOf(g.pid);
+            redisStart = redisCounters(redisUrl);
+            pgStart = postgresCpuMs();
+          },
+        );
+        const cpuEnd = cpuSplitMsOf(g.pid);
+        const perReq = (ms: number) => (r.requests > 0 ? ms / r.requests : 0);
+        const sys = perReq(cpuEnd.system - cpuStart.system);
+        const cpu = perReq(cpuEnd.user - cpuStart.user) + sys;
+        const redisEnd = redisCounters(redisUrl);
+        const pgCpu = perReq(postgresCpuMs() - pgStart);
+        const perRequest = (k: 'commands' | 'reads' | 'cpuMs') =>
+          redisStart && redisEnd && r.requests > 0
+            ? ((redisEnd[k] - redisStart[k]) / r.requests).toFixed(k === 'cpuMs' ? 3 : 2)
+            : '?';
+        const bad = r.errors + Object.entries(r.statuses).filter(([s]) => s !== '200').length;
+        results[side].cpu.push(cpu);
+        results[side].rps.push(r.requestsPerSec);
+        console.log(
+          `round ${round} ${side.padEnd(7)} ${r.requestsPerSec.toFixed(0).padStart(6)} req/s  cpu ${cpu.toFixed(4)} ms/req (system ${sys.toFixed(4)})  redis ${perRequest('commands')} commands in ${perRequest('reads')} writes/req, redis cpu ${perRequest('cpuMs')}, postgres cpu ${pgCpu.toFixed(3)} ms/req${bad ? `  NOT ALL 200: ${JSON.stringify(r.statuses)}` : ''}`,
+        );
+      }
+    }
+  } finally {
+    await Promise.allSettled([ours.close(), variant.close(), upstream.close()]);
+  }
+  const m = (side: Side, k: 'cpu' | 'rps') => median(results[side][k]);
+  console.log(
+    `median ours    ${m('ours', 'rps').toFixed(0)} req/s  cpu ${m('ours', 'cpu').toFixed(4)} ms/req\n` +
+      `median variant ${m('variant', 'rps').toFixed(0)} req/s  cpu ${m('variant', 'cpu').toFixed(4)} ms/req\n` +
+      `ours/variant: cpu ${roundTo(m('ours', 'cpu') / m('variant', 'cpu'), 3)}x, req/s ${roundTo(m('ours', 'rps') / m('variant', 'rps'), 3)}x`,
+  );
+  return 0;
+}
+
+runMain(main);
