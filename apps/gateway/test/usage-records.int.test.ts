@@ -60,6 +60,14 @@ describe('usage records', () => {
     expect(rows.map((r) => r.projectId)).toEqual(['ok-project', 'bad\ufffdproject']);
   });
 
+  it('project_ids that look like array or SQL syntax are stored exactly as sent, in order', async () => {
+    // The batch is bound as one array per column: each of these must come back as itself, not as NULL or split.
+    const projects = ['NULL', 'a,b', '{x}', 'say "hi"', 'back\\slash', "it's", ' padded '];
+    for (const p of projects) expect((await chat(p)).status).toBe(200);
+    const rows = await rowsOf(caller.userId);
+    expect(rows.map((r) => r.projectId)).toEqual(projects);
+  });
+
   it('a usage query for a project_id with NUL is answered, not 500', async () => {
     const res = await request(h.app)
       .get(`/api/v1/usage?from=${today()}&to=${today()}&project_id=%00`)

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
+import { tickBatcher } from '../batching/tick-batcher';
 import { assertRedisReachable } from '../usage/redis-reachable';
-import type { BudgetCounterStore } from './counter-store';
+import type { BudgetCounterStore, CounterDelta } from './counter-store';
 
 // ARGV: the smallest share admitted (ppm), the gate (1 or 0), the gate's rate
 // max and window, then per budget counter: limit, need, ttl. KEYS: the budget
@@ -63,8 +64,9 @@ type WithBudgetScripts = Redis & {
 
 /**
  * Budget counters in Redis, shared by every instance; one script call per
- * reserve and per settle (EVALSHA, auto-pipelined with what else the request
- * sends in the same tick). Keys get the store's prefix.
+ * reserve, and one per event-loop turn for all the settles made in it
+ * (EVALSHA, auto-pipelined with what else is sent in the same turn, such as
+ * the ledger's XADD). Keys get the store's prefix.
  */
 export function createRedisCounterStore(redis: Redis, prefix: string): BudgetCounterStore {
   if (!('budgetReserve' in redis)) {
@@ -73,6 +75,28 @@ export function createRedisCounterStore(redis: Redis, prefix: string): BudgetCou
   }
   const r = redis as WithBudgetScripts;
   const k = (key: string) => prefix + key;
+  // The settles of one event-loop turn go out as one script call, each counter's deltas summed
+  // (one user's concurrent requests share counters): the same end state, one command for many requests.
+  const adjustBatch = tickBatcher<readonly CounterDelta[]>(async (lists) => {
+    const sums = new Map<string, { by: number; ttlMs: number }>();
+    for (const list of lists) {
+      for (const d of list) {
+        const known = sums.get(d.key);
+        if (known) {
+          known.by += d.by;
+          known.ttlMs = Math.max(known.ttlMs, d.ttlMs);
+        } else sums.set(d.key, { by: d.by, ttlMs: d.ttlMs });
+      }
+    }
+    const keys: string[] = [];
+    const args: number[] = [];
+    for (const [key, { by, ttlMs }] of sums) {
+      if (Math.round(by) === 0) continue;
+      keys.push(k(key));
+      args.push(Math.round(by), Math.ceil(ttlMs));
+    }
+    if (keys.length > 0) await r.budgetAdjust(keys.length, ...keys, ...args);
+  });
   return {
     async reserve(claims, minPpm, gate) {
       if (claims.length === 0 && !gate) return { ok: true, ppm: 1_000_000 };
@@ -95,14 +119,9 @@ export function createRedisCounterStore(redis: Redis, prefix: string): BudgetCou
       return { ok: false, index: value };
     },
     async adjust(deltas) {
-      const nonZero = deltas.filter((d) => d.by !== 0);
-      if (nonZero.length === 0) return;
+      if (!deltas.some((d) => d.by !== 0)) return;
       assertRedisReachable(redis);
-      await r.budgetAdjust(
-        nonZero.length,
-        ...nonZero.map((d) => k(d.key)),
-        ...nonZero.flatMap((d) => [Math.round(d.by), Math.ceil(d.ttlMs)]),
-      );
+      await adjustBatch(deltas);
     },
     async read(keys) {
       if (keys.length === 0) return [];

@@ -3,6 +3,9 @@ import type { AdmissionGate, GateVerdict } from '../auth/pending-admission';
 /** One counter a reservation touches: its limit and what this request needs. */
 export type CounterClaim = { key: string; limit: number; need: number; ttlMs: number };
 
+/** A change to one counter: `by` added (negative gives back); `ttlMs` its expiry if it has none. */
+export type CounterDelta = { key: string; by: number; ttlMs: number };
+
 export type ReserveResult =
   /** Reserved `ceil(need * ppm / 1e6)` on every counter. */
   | { ok: true; ppm: number }
@@ -26,7 +29,7 @@ export type BudgetCounterStore = {
    */
   reserve(claims: readonly CounterClaim[], minPpm: number, gate?: AdmissionGate): Promise<ReserveResult>;
   /** Adds `by` (negative to give back) to each counter; sets its expiry if it has none. */
-  adjust(deltas: readonly { key: string; by: number; ttlMs: number }[]): Promise<void>;
+  adjust(deltas: readonly CounterDelta[]): Promise<void>;
   /** Current values (0 when absent). */
   read(keys: readonly string[]): Promise<number[]>;
   /** Sets a counter to `value` (a budget that starts being counted mid-window: its use so far). */

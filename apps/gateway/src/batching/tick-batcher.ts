@@ -1,0 +1,26 @@
+import DataLoader from 'dataloader';
+
+/**
+ * Group commit: the calls made while one event-loop turn runs (every request
+ * whose upstream answered in the same poll phase) go out as one call of
+ * `run`, when the turn ends (setImmediate, the point where ioredis's
+ * auto-pipelining writes too). Each caller's promise settles with its batch:
+ * resolved when `run` resolved, rejected with its error otherwise.
+ * DataLoader (without its cache) does the collecting; at most `maxBatch`
+ * items per call.
+ */
+export function tickBatcher<T>(
+  run: (items: readonly T[]) => Promise<void>,
+  maxBatch = 256,
+): (item: T) => Promise<void> {
+  const loader = new DataLoader<T, true>(
+    async (items) => {
+      await run(items);
+      return items.map(() => true as const);
+    },
+    { cache: false, maxBatchSize: maxBatch, batchScheduleFn: (callback) => setImmediate(callback) },
+  );
+  return async (item) => {
+    await loader.load(item);
+  };
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { RedisKeyValueStore } from '@platform/db';
+import type { LedgerRecord } from '../src/usage/record';
+import { type AiHarness, type TestCaller, useAiHarness } from './support/ai-harness';
+
+/**
+ * Group commit (batching/tick-batcher.ts): the records of requests that
+ * finish in the same event-loop turn share one XADD and their budget settles
+ * one script call, each answer still waits for its own record, and the
+ * stream's older one-record entries are still drained (a rolling deploy
+ * leaves them behind).
+ */
+let h: AiHarness;
+let caller: TestCaller;
+let url: string;
+useAiHarness(
+  { AI_RATE_LIMIT_PER_MINUTE: '100000' },
+  (state) => {
+    ({ h, caller, url } = state);
+  },
+  { listen: true },
+);
+
+const redisOf = (h: AiHarness) => {
+  const kv = h.kv as RedisKeyValueStore;
+  if (!kv.redis) throw new Error('these tests need Redis (TEST_REDIS_URL)');
+  return kv;
+};
+
+function chat(project: string) {
+  return fetch(`${url}/api/v1/ai/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': caller.apiKey },
+    body: JSON.stringify({ lane: 'free', project_id: project, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+}
+
+it('concurrent answers share XADDs and settles, and every one is recorded and counted exactly once', async () => {
+  h.openai.set({ usage: { prompt_tokens: 2, completion_tokens: 3 }, latencyMs: 20 });
+  const { redis } = redisOf(h);
+  // Calls on the client itself (auto-pipelining calls the same method again on its pipeline).
+  const xadd = jest.spyOn(redis, 'xadd');
+  const settle = jest.spyOn(redis as unknown as { budgetAdjust: () => Promise<number> }, 'budgetAdjust');
+  const calls = (spy: jest.SpyInstance) => spy.mock.contexts.filter((self) => self === redis).length;
+  try {
+    const responses = await Promise.all(Array.from({ length: 24 }, () => chat('batched')));
+    expect(responses.map((r) => r.status)).toEqual(Array(24).fill(200));
+    const ids = responses.map((r) => r.headers.get('x-request-id'));
+    // Fewer commands than records: the upstream's answers arrive together, so their appends and settles do too.
+    expect(calls(xadd)).toBeGreaterThan(0);
+    expect(calls(xadd)).toBeLessThan(24);
+    expect(calls(settle)).toBeGreaterThan(0);
+    expect(calls(settle)).toBeLessThan(24);
+    // The settles, summed per counter, leave the budget at exactly what was served (each reserved far more).
+    const today = await fetch(`${url}/api/v1/usage/today`, { headers: { 'x-api-key': caller.apiKey } });
+    expect(((await today.json()) as { total_tokens: number }).total_tokens).toBe(24 * 5);
+    await h.usage.flush();
+    const rows = await h.prisma.usageRecord.findMany({
+      where: { userId: caller.userId, projectId: 'batched' },
+    });
+    expect(rows.map((r) => r.requestId).sort()).toEqual([...ids].sort());
+    const [daily] = await h.prisma.usageDaily.findMany({
+      where: { userId: caller.userId, projectId: 'batched' },
+    });
+    expect(daily?.requests).toBe(24);
+    expect(daily?.totalTokens).toBe(24n * 5n);
+  } finally {
+    xadd.mockRestore();
+    settle.mockRestore();
+  }
+});
+
+it('an entry written before batching (one record, field r) is drained like a batch', async () => {
+  const { redis, keyPrefix } = redisOf(h);
+  const record: LedgerRecord = {
+    requestId: randomUUID(),
+    userId: caller.userId,
+    apiKeyId: caller.apiKeyId,
+    projectId: 'legacy-entry',
+    endpoint: 'chat',
+    lane: 'free',
+    provider: 'groq',
+    model: 'free-a',
+    status: 200,
+    promptTokens: 4,
+    completionTokens: 6,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    totalTokens: 10,
+    costMicros: 16,
+    currency: 'USD',
+    estimated: false,
+    byok: false,
+    latencyMs: 12,
+    createdAt: Date.now(),
+  };
+  await redis.xadd(`${keyPrefix}usage:ledger`, '*', 'r', JSON.stringify(record));
+  await h.usage.flush();
+  const rows = await h.prisma.usageRecord.findMany({ where: { requestId: record.requestId } });
+  expect(rows).toEqual([
+    expect.objectContaining({ projectId: 'legacy-entry', totalTokens: 10, costMicros: 16n }),
+  ]);
+});
