@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { groupOf } from './group-of';
 
 // Summarises a V8 .cpuprofile (node --cpu-prof): self time by function and by
 // file or package, largest first, over the whole profile or its last
@@ -10,18 +11,6 @@ type Node = {
   children?: number[];
 };
 type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number };
-
-function groupOf(url: string): string {
-  if (!url) return '(native/vm)';
-  const nm = url.lastIndexOf('node_modules/');
-  if (nm !== -1) {
-    const rest = url.slice(nm + 'node_modules/'.length).split('/');
-    return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? url);
-  }
-  if (url.startsWith('node:')) return url;
-  const m = /(apps|packages)\/[^/]+\/(?:dist|src)\/.*$/.exec(url);
-  return m ? m[0] : url;
-}
 
 function main(): void {
   const args = process.argv.slice(2);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { groupOf } from './group-of';
 
 // Summarises a sampling heap profile (bench/src/profile/alloc-hook.cjs): bytes
 // allocated by function (self) and by file or package, largest first.
@@ -12,18 +13,6 @@ type HeapNode = {
   children: HeapNode[];
 };
 type HeapProfile = { head: HeapNode; samples: Array<{ size: number; nodeId: number }> };
-
-function groupOf(url: string): string {
-  if (!url) return '(native/vm)';
-  const nm = url.lastIndexOf('node_modules/');
-  if (nm !== -1) {
-    const rest = url.slice(nm + 'node_modules/'.length).split('/');
-    return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? url);
-  }
-  if (url.startsWith('node:')) return url;
-  const m = /(apps|packages)\/[^/]+\/(?:dist|src)\/.*$/.exec(url);
-  return m ? m[0] : url;
-}
 
 function main(): void {
   const args = process.argv.slice(2);
