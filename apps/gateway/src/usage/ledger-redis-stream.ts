@@ -16,14 +16,20 @@ export type RedisStreamLedgerOptions = {
   /** Stream key, with the store's prefix. */
   streamKey: string;
   group?: string;
-  /** Stream entries read at once; their records are inserted at most `batch` per statement. */
+  /** Records per INSERT statement. */
   batch?: number;
+  /**
+   * Stream entries read at once. An entry holds the records of one
+   * event-loop turn (up to 256), so this bounds what one read can bring into
+   * memory after a long Postgres outage: 64 entries, at most ~16k records.
+   */
+  entriesPerRead?: number;
   /** Entries pending this long at another consumer (a killed worker) are taken over. */
   claimIdleMs?: number;
   /** Wait after a failed Postgres write before the same batch is tried again. */
   retryDelayMs?: number;
   /**
-   * After a batch smaller than `batch`, wait this long before reading again,
+   * After a read of fewer than `entriesPerRead` entries, wait this long before reading again,
    * so that one Postgres statement and one XACK carry many records (the
    * records are durable in the stream meanwhile). 0 reads again at once.
    */
@@ -72,6 +78,7 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
   const { redis, prisma, logger, streamKey } = opts;
   const group = opts.group ?? 'ledger';
   const batch = opts.batch ?? 500;
+  const entriesPerRead = opts.entriesPerRead ?? 64;
   const claimIdleMs = opts.claimIdleMs ?? 30_000;
   const retryDelayMs = opts.retryDelayMs ?? 1000;
   const lingerMs = opts.lingerMs ?? 200;
@@ -130,23 +137,37 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
             group,
             consumer,
             'COUNT',
-            batch,
+            entriesPerRead,
             'BLOCK',
             1000,
             'STREAMS',
             streamKey,
             from,
           )
-        : await reader.xreadgroup('GROUP', group, consumer, 'COUNT', batch, 'STREAMS', streamKey, from)
+        : await reader.xreadgroup(
+            'GROUP',
+            group,
+            consumer,
+            'COUNT',
+            entriesPerRead,
+            'STREAMS',
+            streamKey,
+            from,
+          )
     ) as [string, Entry[]][] | null;
     return res?.[0]?.[1] ?? [];
   };
 
   const claimAbandoned = async (): Promise<Entry[]> => {
-    const res = (await reader.xautoclaim(streamKey, group, consumer, claimIdleMs, '0', 'COUNT', batch)) as [
-      string,
-      Entry[],
-    ];
+    const res = (await reader.xautoclaim(
+      streamKey,
+      group,
+      consumer,
+      claimIdleMs,
+      '0',
+      'COUNT',
+      entriesPerRead,
+    )) as [string, Entry[]];
     return res[1] ?? [];
   };
 
@@ -168,7 +189,8 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
         const entries = await readOwn(backlog ? '0' : '>');
         if (backlog && entries.length === 0) backlog = false;
         await commit(entries);
-        if (entries.length > 0 && entries.length < batch && lingerMs > 0 && !closed) await sleep(lingerMs);
+        if (entries.length > 0 && entries.length < entriesPerRead && lingerMs > 0 && !closed)
+          await sleep(lingerMs);
       } catch (err) {
         if (closed) break;
         if (err instanceof Error && err.message.includes('NOGROUP')) groupReady = false;
