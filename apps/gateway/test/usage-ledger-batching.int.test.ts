@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisKeyValueStore } from '@platform/db';
+import { createLogger, createMemoryDestination } from '@platform/logging';
+import { createRedisStreamLedger } from '../src/usage/ledger-redis-stream';
 import type { LedgerRecord } from '../src/usage/record';
 import { type AiHarness, type TestCaller, useAiHarness } from './support/ai-harness';
 
@@ -70,30 +72,75 @@ it('concurrent answers share XADDs and settles, and every one is recorded and co
   }
 });
 
+const recordOf = (projectId: string, totalTokens: number): LedgerRecord => ({
+  requestId: randomUUID(),
+  userId: caller.userId,
+  apiKeyId: caller.apiKeyId,
+  projectId,
+  endpoint: 'chat',
+  lane: 'free',
+  provider: 'groq',
+  model: 'free-a',
+  status: 200,
+  promptTokens: 4,
+  completionTokens: totalTokens - 4,
+  cachedTokens: 0,
+  cacheWriteTokens: 0,
+  totalTokens,
+  costMicros: 16,
+  currency: 'USD',
+  estimated: false,
+  byok: false,
+  latencyMs: 12,
+  createdAt: Date.now(),
+});
+
+it('a backlog of more entries than one read holds is drained in reads of entriesPerRead, inserts of batch', async () => {
+  const { redis, keyPrefix } = redisOf(h);
+  const streamKey = `${keyPrefix}usage:backlog`;
+  // What a Postgres outage leaves: 5 entries of 3 records each, waiting before the drain starts.
+  const records = Array.from({ length: 15 }, (_, i) => recordOf('backlog', 10 + i));
+  for (let e = 0; e < 5; e += 1)
+    await redis.xadd(streamKey, '*', 'b', JSON.stringify(records.slice(e * 3, e * 3 + 3)));
+  const logger = createLogger({ service: 'gateway', destination: createMemoryDestination() });
+  const ledger = createRedisStreamLedger({
+    redis,
+    prisma: h.prisma,
+    logger,
+    streamKey,
+    entriesPerRead: 2,
+    batch: 3,
+    lingerMs: 0,
+  });
+  // The drain reads on its own connection (a duplicate): watch the method where ioredis defines it.
+  let owner: object = redis;
+  while (!Object.hasOwn(owner, 'xreadgroup')) owner = Object.getPrototypeOf(owner);
+  const reads = jest.spyOn(owner as { xreadgroup: (...args: unknown[]) => unknown }, 'xreadgroup');
+  try {
+    ledger.start();
+    await ledger.flush();
+    const rows = await h.prisma.usageRecord.findMany({
+      where: { userId: caller.userId, projectId: 'backlog' },
+    });
+    expect(rows.map((r) => r.requestId).sort()).toEqual(records.map((r) => r.requestId).sort());
+    const [daily] = await h.prisma.usageDaily.findMany({
+      where: { userId: caller.userId, projectId: 'backlog' },
+    });
+    expect(daily?.totalTokens).toBe(BigInt(records.reduce((sum, r) => sum + r.totalTokens, 0)));
+    // Each read asked for at most 2 entries.
+    const counts = reads.mock.calls.map((args) => Number(args[args.indexOf('COUNT') + 1]));
+    expect(counts.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(counts)).toEqual(new Set([2]));
+  } finally {
+    reads.mockRestore();
+    await ledger.close();
+  }
+});
+
 it('an entry written before batching (one record, field r) is drained like a batch', async () => {
   const { redis, keyPrefix } = redisOf(h);
-  const record: LedgerRecord = {
-    requestId: randomUUID(),
-    userId: caller.userId,
-    apiKeyId: caller.apiKeyId,
-    projectId: 'legacy-entry',
-    endpoint: 'chat',
-    lane: 'free',
-    provider: 'groq',
-    model: 'free-a',
-    status: 200,
-    promptTokens: 4,
-    completionTokens: 6,
-    cachedTokens: 0,
-    cacheWriteTokens: 0,
-    totalTokens: 10,
-    costMicros: 16,
-    currency: 'USD',
-    estimated: false,
-    byok: false,
-    latencyMs: 12,
-    createdAt: Date.now(),
-  };
+  const record = recordOf('legacy-entry', 10);
+
   await redis.xadd(`${keyPrefix}usage:ledger`, '*', 'r', JSON.stringify(record));
   await h.usage.flush();
   const rows = await h.prisma.usageRecord.findMany({ where: { requestId: record.requestId } });
