@@ -123,6 +123,8 @@ describeWithServers('AI usage billed through Stripe', () => {
       GATEWAY_SERVICE_TOKEN: SERVICE_TOKEN,
     };
     gatewayEnv = {
+      // Its own keys: another test's gateway on the same Redis must not drain this one's ledger.
+      REDIS_KEY_PREFIX: `gateway-billing-${randomBytes(4).toString('hex')}:`,
       ...common,
       ...gatewayStorage.env,
       ...gatewayFakeEnv(fakes, 'https://gateway.example.com'),

@@ -52,6 +52,7 @@ let redis: RedisKeyValueStore;
 // Shorthands, set once the fleet runs.
 let payment: Fleet['payment'];
 let gateway: Fleet['gateway'];
+const KEY_PREFIX = `gateway-scale-out-${randomBytes(4).toString('hex')}:`;
 let viaProxy: Fleet['viaProxy'];
 let direct: Fleet['direct'];
 
@@ -66,12 +67,14 @@ beforeAll(async () => {
       STRIPE_SECRET_KEY: 'sk_test_e2e_scale_out',
     },
     gatewayEnv: {
+      // Its own keys: another test's gateway on the same Redis must not drain this one's ledger.
+      REDIS_KEY_PREFIX: KEY_PREFIX,
       AI_RATE_LIMIT_PER_MINUTE: String(AI_RATE_LIMIT),
       AI_DAILY_TOKEN_BUDGET: String(DAILY_TOKENS),
     },
   });
   ({ payment, gateway, viaProxy, direct } = fleet);
-  redis = createRedisStore({ url: servers.redisUrl, keyPrefix: 'gateway:' });
+  redis = createRedisStore({ url: servers.redisUrl, keyPrefix: KEY_PREFIX });
 }, 120_000);
 
 afterAll(async () => {

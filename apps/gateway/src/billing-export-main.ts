@@ -51,7 +51,7 @@ async function main(): Promise<number> {
   const storage = await openServiceStorage({
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
-    keyPrefix: 'gateway:',
+    keyPrefix: env.REDIS_KEY_PREFIX,
     migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations'),
     logger,
   });

@@ -25,6 +25,15 @@ describe('loadGatewayEnv', () => {
     expect(problems).toMatch(/^REDIS_URL: required in production/m);
   });
 
+  it("REDIS_KEY_PREFIX: 'gateway:' by default, one deployment's own when set, refused when it is not a key part", () => {
+    expect(loadGatewayEnv(base).REDIS_KEY_PREFIX).toBe('gateway:');
+    expect(loadGatewayEnv({ ...base, REDIS_KEY_PREFIX: 'gw-staging:' }).REDIS_KEY_PREFIX).toBe('gw-staging:');
+    expect(loadGatewayEnv({ ...base, REDIS_KEY_PREFIX: '' }).REDIS_KEY_PREFIX).toBe('gateway:');
+    for (const bad of ['has space:', 'x'.repeat(65), 'star*:']) {
+      expect(() => loadGatewayEnv({ ...base, REDIS_KEY_PREFIX: bad })).toThrow(/REDIS_KEY_PREFIX/);
+    }
+  });
+
   it('names a short GATEWAY_SECRET without echoing it', () => {
     let caught: unknown;
     try {

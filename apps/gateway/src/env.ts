@@ -125,6 +125,15 @@ export const ZGatewayEnv = z
       .string()
       .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD')
       .default('USD'),
+    /**
+     * Prefix of every Redis key (rate limits, budgets, the ledger stream):
+     * one per deployment. Two deployments sharing a Redis under one prefix
+     * would drain each other's usage records into their own databases.
+     */
+    REDIS_KEY_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 : _ . -')
+      .default('gateway:'),
     /** Ledger entries pending this long at a consumer (a killed worker) are taken over by another. */
     USAGE_LEDGER_CLAIM_IDLE_MS: envFields.positiveInt(30_000),
     /** Days raw usage records are kept (daily sums are kept for ever). */

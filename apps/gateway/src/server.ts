@@ -23,7 +23,7 @@ export async function main(): Promise<void> {
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
     redisUrl: env.REDIS_URL,
-    keyPrefix: 'gateway:',
+    keyPrefix: env.REDIS_KEY_PREFIX,
     migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations'),
     logger,
     poolMax: databasePoolMax(env),

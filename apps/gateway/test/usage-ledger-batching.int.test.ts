@@ -137,6 +137,30 @@ it('a backlog of more entries than one read holds is drained in reads of entries
   }
 });
 
+it('records Postgres would refuse are skipped and reported, and the drain goes on with the rest', async () => {
+  const { redis, keyPrefix } = redisOf(h);
+  const good = [recordOf('poison', 10), recordOf('poison', 11), recordOf('poison', 12)];
+  const tuple = Object.values(recordOf('poison', 13)); // a record as values without names
+  const { createdAt: _, ...undated } = recordOf('poison', 14);
+  const fractional = { ...recordOf('poison', 15), promptTokens: 4.4, costMicros: 16.6 };
+  await redis.xadd(`${keyPrefix}usage:ledger`, '*', 'b', JSON.stringify([good[0], tuple, undated]));
+  await redis.xadd(`${keyPrefix}usage:ledger`, '*', 'b', JSON.stringify([good[1], fractional]));
+  await redis.xadd(`${keyPrefix}usage:ledger`, '*', 'r', JSON.stringify(good[2]));
+  await h.usage.flush();
+  const rows = await h.prisma.usageRecord.findMany({ where: { userId: caller.userId, projectId: 'poison' } });
+  expect(rows.map((r) => r.requestId).sort()).toEqual(
+    [...good.map((r) => r.requestId), fractional.requestId].sort(),
+  );
+  // A fractional count is stored rounded rather than refused.
+  expect(rows.find((r) => r.requestId === fractional.requestId)).toEqual(
+    expect.objectContaining({ promptTokens: 4, costMicros: 17n }),
+  );
+  const skipped = h.logs.lines
+    .map((l) => JSON.parse(l) as { msg?: string; problem?: string })
+    .filter((l) => l.msg === 'usage ledger record not insertable; skipped');
+  expect(skipped.map((l) => l.problem)).toEqual(['not an object', 'createdAt must be a time']);
+});
+
 it('an entry written before batching (one record, field r) is drained like a batch', async () => {
   const { redis, keyPrefix } = redisOf(h);
   const record = recordOf('legacy-entry', 10);

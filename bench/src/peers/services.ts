@@ -140,6 +140,8 @@ export async function startOurGateway(
       AI_PROVIDER_BASE_URLS: providers.map((p) => `${p}=${upstream.baseURL}`).join(','),
       AI_UPSTREAM_TIMEOUT_MS: '30000',
       PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      // Each gateway of a run its own keys (and ledger stream): never another's leftovers.
+      REDIS_KEY_PREFIX: `bench-${randomBytes(4).toString('hex')}:`,
       AI_RATE_LIMIT_PER_MINUTE: '1000000000',
       AI_DAILY_TOKEN_BUDGET: '1000000000000000',
       ...SERVER_KEYS,

@@ -38,24 +38,72 @@ export type RedisStreamLedgerOptions = {
 
 type Entry = [id: string, fields: string[] | null];
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INT4_MAX = 2_147_483_647;
+
+/**
+ * Why a parsed value cannot be inserted as a ledger record (null: it can).
+ * Checked before the INSERT: one value Postgres would refuse (a missing
+ * date, a fraction in an integer column, a request id that is no UUID) would
+ * otherwise fail its whole batch on every retry and stop the drain for good.
+ */
+export function ledgerRecordProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an object';
+  const r = value as Record<string, unknown>;
+  const isUuid = (v: unknown) => typeof v === 'string' && UUID.test(v);
+  if (!isUuid(r.requestId) || !isUuid(r.userId)) return 'requestId and userId must be UUIDs';
+  if (r.apiKeyId != null && !isUuid(r.apiKeyId)) return 'apiKeyId must be a UUID or null';
+  for (const k of ['projectId', 'endpoint', 'currency'])
+    if (typeof r[k] !== 'string') return `${k} must be a string`;
+  for (const k of ['lane', 'provider', 'model'])
+    if (r[k] != null && typeof r[k] !== 'string') return `${k} must be a string or null`;
+  // Numbers are rounded to integers on the way in (repo.ts); here only their type and range.
+  const count = (v: unknown) => typeof v === 'number' && v >= 0 && v <= INT4_MAX;
+  for (const k of ['status', 'promptTokens', 'completionTokens', 'cachedTokens', 'totalTokens'])
+    if (!count(r[k])) return `${k} must be a count`;
+  if (r.cacheWriteTokens !== undefined && !count(r.cacheWriteTokens))
+    return 'cacheWriteTokens must be a count';
+  if (
+    typeof r.costMicros !== 'number' ||
+    !Number.isFinite(r.costMicros) ||
+    Math.abs(r.costMicros) > Number.MAX_SAFE_INTEGER
+  )
+    return 'costMicros must be a number';
+  if (typeof r.latencyMs !== 'number' || !Number.isFinite(r.latencyMs) || r.latencyMs > INT4_MAX)
+    return 'latencyMs must be a number';
+  if (typeof r.createdAt !== 'number' || Number.isNaN(new Date(r.createdAt).getTime()))
+    return 'createdAt must be a time';
+  if (typeof r.estimated !== 'boolean' || typeof r.byok !== 'boolean')
+    return 'estimated and byok must be booleans';
+  return null;
+}
+
 /**
  * The records of stream entries: an entry holds a batch (field 'b', a JSON
  * array: the records appended in one event-loop turn) or, as written before
- * batching, one record (field 'r').
+ * batching, one record (field 'r'). Unreadable entries and records that could
+ * not be inserted are reported and skipped (acknowledged with the rest),
+ * never retried for ever.
  */
 function recordsOf(entries: Entry[], logger: Logger): LedgerRecord[] {
   const out: LedgerRecord[] = [];
   for (const [id, fields] of entries) {
     // A pending entry deleted meanwhile comes back without fields: nothing to write.
     if (!fields) continue;
+    let values: unknown[];
     try {
-      const value = JSON.parse(fields[1] ?? '') as LedgerRecord | LedgerRecord[];
-      if (fields[0] === 'b' && Array.isArray(value)) out.push(...value);
-      else if (fields[0] === 'r' && !Array.isArray(value)) out.push(value);
+      const value = JSON.parse(fields[1] ?? '') as unknown;
+      if (fields[0] === 'b' && Array.isArray(value)) values = value;
+      else if (fields[0] === 'r' && !Array.isArray(value)) values = [value];
       else throw new Error('unknown entry');
     } catch {
-      // Only this code writes the stream; an unreadable entry is reported and acknowledged, never retried for ever.
       logger.error({ entry: id }, 'usage ledger entry unreadable; skipped');
+      continue;
+    }
+    for (const value of values) {
+      const problem = ledgerRecordProblem(value);
+      if (problem === null) out.push(value as LedgerRecord);
+      else logger.error({ entry: id, problem }, 'usage ledger record not insertable; skipped');
     }
   }
   return out;
