@@ -47,7 +47,7 @@ const INT4_MAX = 2_147_483_647;
  * date, a fraction in an integer column, a request id that is no UUID) would
  * otherwise fail its whole batch on every retry and stop the drain for good.
  */
-export function ledgerRecordProblem(value: unknown): string | null {
+function ledgerRecordProblem(value: unknown): string | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an object';
   const r = value as Record<string, unknown>;
   const isUuid = (v: unknown) => typeof v === 'string' && UUID.test(v);

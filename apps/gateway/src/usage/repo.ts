@@ -2,51 +2,32 @@ import type { UsageRow } from '@platform/contract';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { LedgerRecord } from './record';
 
+/**
+ * The columns insertLedgerRecords writes, in valuesOf's order, with the SQL
+ * type each is bound as: the batch goes in as one array per column.
+ */
 const RECORD_COLUMNS = [
-  'request_id',
-  'user_id',
-  'api_key_id',
-  'project_id',
-  'endpoint',
-  'lane',
-  'provider',
-  'model',
-  'status',
-  'prompt_tokens',
-  'completion_tokens',
-  'cached_tokens',
-  'cache_write_tokens',
-  'total_tokens',
-  'cost_micros',
-  'currency',
-  'estimated',
-  'byok',
-  'latency_ms',
-  'created_at',
+  ['request_id', 'uuid'],
+  ['user_id', 'uuid'],
+  ['api_key_id', 'uuid'],
+  ['project_id', 'text'],
+  ['endpoint', 'text'],
+  ['lane', 'text'],
+  ['provider', 'text'],
+  ['model', 'text'],
+  ['status', 'int'],
+  ['prompt_tokens', 'int'],
+  ['completion_tokens', 'int'],
+  ['cached_tokens', 'int'],
+  ['cache_write_tokens', 'int'],
+  ['total_tokens', 'int'],
+  ['cost_micros', 'bigint'],
+  ['currency', 'text'],
+  ['estimated', 'boolean'],
+  ['byok', 'boolean'],
+  ['latency_ms', 'int'],
+  ['created_at', 'timestamptz'],
 ] as const;
-/** Each column's array type: the batch is bound as one array per column (see insertLedgerRecords). */
-const ARRAY_TYPES = [
-  'uuid[]',
-  'uuid[]',
-  'uuid[]',
-  'text[]',
-  'text[]',
-  'text[]',
-  'text[]',
-  'text[]',
-  'int[]',
-  'int[]',
-  'int[]',
-  'int[]',
-  'int[]',
-  'int[]',
-  'bigint[]',
-  'text[]',
-  'boolean[]',
-  'boolean[]',
-  'int[]',
-  'timestamptz[]',
-];
 
 /**
  * Postgres text cannot hold NUL; one client-chosen project_id with it would fail
@@ -85,9 +66,9 @@ function valuesOf(r: LedgerRecord): unknown[] {
 
 /** The one statement of insertLedgerRecords: its rows, and their daily sums (only of rows actually inserted). */
 const INSERT_LEDGER_SQL = `WITH ins AS (
-   INSERT INTO usage_records (${RECORD_COLUMNS.join(',')},xid)
+   INSERT INTO usage_records (${RECORD_COLUMNS.map(([name]) => name).join(',')},xid)
    SELECT *, pg_current_xact_id()::text::bigint
-     FROM unnest(${ARRAY_TYPES.map((t, i) => `$${i + 1}::${t}`).join(',')})
+     FROM unnest(${RECORD_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(',')})
    ON CONFLICT (request_id) DO NOTHING
    RETURNING *
  ), sums AS (
