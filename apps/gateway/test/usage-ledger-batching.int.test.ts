@@ -37,22 +37,36 @@ function chat(project: string) {
   });
 }
 
-it('concurrent answers share XADDs and settles, and every one is recorded and counted exactly once', async () => {
+it('concurrent answers share script calls for records and settles, each recorded and counted exactly once', async () => {
   h.openai.set({ usage: { prompt_tokens: 2, completion_tokens: 3 }, latencyMs: 20 });
-  const { redis } = redisOf(h);
+  const { redis, keyPrefix } = redisOf(h);
   // Calls on the client itself (auto-pipelining calls the same method again on its pipeline).
-  const xadd = jest.spyOn(redis, 'xadd');
-  const settle = jest.spyOn(redis as unknown as { budgetAdjust: () => Promise<number> }, 'budgetAdjust');
-  const calls = (spy: jest.SpyInstance) => spy.mock.contexts.filter((self) => self === redis).length;
+  const turn = jest.spyOn(
+    redis as unknown as { moneyTurn: (...args: unknown[]) => Promise<number> },
+    'moneyTurn',
+  );
+  const direct = (spy: jest.SpyInstance) => spy.mock.calls.filter((_, i) => spy.mock.contexts[i] === redis);
   try {
     const responses = await Promise.all(Array.from({ length: 24 }, () => chat('batched')));
     expect(responses.map((r) => r.status)).toEqual(Array(24).fill(200));
     const ids = responses.map((r) => r.headers.get('x-request-id'));
-    // Fewer commands than records: the upstream's answers arrive together, so their appends and settles do too.
-    expect(calls(xadd)).toBeGreaterThan(0);
-    expect(calls(xadd)).toBeLessThan(24);
-    expect(calls(settle)).toBeGreaterThan(0);
-    expect(calls(settle)).toBeLessThan(24);
+    // Fewer calls than answers: the upstream's answers arrive together, so do their records and settles.
+    const calls = direct(turn);
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.length).toBeLessThan(24);
+    // Each call carries the turn's records and its settles: the ledger stream, then the budget counters.
+    for (const args of calls) {
+      const keyCount = args[0] as number;
+      expect(args[1]).toBe(`${keyPrefix}usage:ledger`);
+      expect(keyCount).toBeGreaterThan(1);
+      expect(
+        (args.slice(2, 1 + keyCount) as string[]).every((k) => k.startsWith(`${keyPrefix}budget:`)),
+      ).toBe(true);
+    }
+    const recorded = calls.flatMap(
+      (args) => JSON.parse(args[1 + (args[0] as number)] as string) as unknown[],
+    );
+    expect(recorded).toHaveLength(24);
     // The settles, summed per counter, leave the budget at exactly what was served (each reserved far more).
     const today = await fetch(`${url}/api/v1/usage/today`, { headers: { 'x-api-key': caller.apiKey } });
     expect(((await today.json()) as { total_tokens: number }).total_tokens).toBe(24 * 5);
@@ -67,8 +81,7 @@ it('concurrent answers share XADDs and settles, and every one is recorded and co
     expect(daily?.requests).toBe(24);
     expect(daily?.totalTokens).toBe(24n * 5n);
   } finally {
-    xadd.mockRestore();
-    settle.mockRestore();
+    turn.mockRestore();
   }
 });
 
@@ -95,7 +108,7 @@ const recordOf = (projectId: string, totalTokens: number): LedgerRecord => ({
   createdAt: Date.now(),
 });
 
-it('a backlog of more entries than one read holds is drained in reads of entriesPerRead, inserts of batch', async () => {
+it('a backlog of more entries than one read holds is drained in reads of entriesPerRead', async () => {
   const { redis, keyPrefix } = redisOf(h);
   const streamKey = `${keyPrefix}usage:backlog`;
   // What a Postgres outage leaves: 5 entries of 3 records each, waiting before the drain starts.
@@ -137,14 +150,58 @@ it('a backlog of more entries than one read holds is drained in reads of entries
   }
 });
 
+it('the entries of one read go to Postgres as they are, in one statement', async () => {
+  const { redis, keyPrefix } = redisOf(h);
+  const streamKey = `${keyPrefix}usage:one-statement`;
+  const records = Array.from({ length: 15 }, (_, i) => recordOf('one-statement', 10 + i));
+  for (let e = 0; e < 5; e += 1)
+    await redis.xadd(streamKey, '*', 'b', JSON.stringify(records.slice(e * 3, e * 3 + 3)));
+  const logger = createLogger({ service: 'gateway', destination: createMemoryDestination() });
+  // `batch` applies only when Postgres refused a read's entries and they are checked one by one.
+  const ledger = createRedisStreamLedger({
+    redis,
+    prisma: h.prisma,
+    logger,
+    streamKey,
+    batch: 3,
+    lingerMs: 0,
+  });
+  const statements = jest.spyOn(h.prisma, '$queryRawUnsafe');
+  const parse = jest.spyOn(JSON, 'parse');
+  try {
+    ledger.start();
+    await ledger.flush();
+    const inserts = statements.mock.calls.filter(([sql]) =>
+      String(sql).includes('INSERT INTO usage_records'),
+    );
+    expect(inserts).toHaveLength(1);
+    // Not parsed here: the stream's text went to Postgres as written (Prisma parses its own parameter list).
+    const parsedEntries = parse.mock.calls.filter(([text]) => /^\[\{"requestId"/.test(String(text)));
+    expect(parsedEntries).toEqual([]);
+    const rows = await h.prisma.usageRecord.findMany({
+      where: { userId: caller.userId, projectId: 'one-statement' },
+    });
+    expect(rows.map((r) => r.requestId).sort()).toEqual(records.map((r) => r.requestId).sort());
+    expect(rows.find((r) => r.requestId === records[7]?.requestId)).toEqual(
+      expect.objectContaining({ totalTokens: 17, promptTokens: 4, completionTokens: 13, costMicros: 16n }),
+    );
+  } finally {
+    statements.mockRestore();
+    parse.mockRestore();
+    await ledger.close();
+  }
+});
+
 it('records Postgres would refuse are skipped and reported, and the drain goes on with the rest', async () => {
   const { redis, keyPrefix } = redisOf(h);
   const good = [recordOf('poison', 10), recordOf('poison', 11), recordOf('poison', 12)];
   const tuple = Object.values(recordOf('poison', 13)); // a record as values without names
   const { createdAt: _, ...undated } = recordOf('poison', 14);
   const fractional = { ...recordOf('poison', 15), promptTokens: 4.4, costMicros: 16.6 };
+  // Postgres would take a negative count; the ledger must not (Postgres checks the records first).
+  const negative = { ...recordOf('poison', 16), completionTokens: -3 };
   await redis.xadd(`${keyPrefix}usage:ledger`, '*', 'b', JSON.stringify([good[0], tuple, undated]));
-  await redis.xadd(`${keyPrefix}usage:ledger`, '*', 'b', JSON.stringify([good[1], fractional]));
+  await redis.xadd(`${keyPrefix}usage:ledger`, '*', 'b', JSON.stringify([good[1], fractional, negative]));
   await redis.xadd(`${keyPrefix}usage:ledger`, '*', 'r', JSON.stringify(good[2]));
   await h.usage.flush();
   const rows = await h.prisma.usageRecord.findMany({ where: { userId: caller.userId, projectId: 'poison' } });
@@ -158,7 +215,11 @@ it('records Postgres would refuse are skipped and reported, and the drain goes o
   const skipped = h.logs.lines
     .map((l) => JSON.parse(l) as { msg?: string; problem?: string })
     .filter((l) => l.msg === 'usage ledger record not insertable; skipped');
-  expect(skipped.map((l) => l.problem)).toEqual(['not an object', 'createdAt must be a time']);
+  expect(skipped.map((l) => l.problem)).toEqual([
+    'not an object',
+    'createdAt must be a time',
+    'completionTokens must be a count',
+  ]);
 });
 
 it('an entry written before batching (one record, field r) is drained like a batch', async () => {

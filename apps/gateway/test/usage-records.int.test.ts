@@ -61,7 +61,7 @@ describe('usage records', () => {
   });
 
   it('project_ids that look like array or SQL syntax are stored exactly as sent, in order', async () => {
-    // The batch is bound as one array per column: each of these must come back as itself, not as NULL or split.
+    // The batch goes in as JSON text, parsed by Postgres: each of these must come back as itself, not as NULL or split.
     const projects = ['NULL', 'a,b', '{x}', 'say "hi"', 'back\\slash', "it's", ' padded '];
     for (const p of projects) expect((await chat(p)).status).toBe(200);
     const rows = await rowsOf(caller.userId);

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { tickBatcher } from '../batching/tick-batcher';
+import { turnWriterOf } from '../batching/redis-turn-writer';
 import { assertRedisReachable } from '../usage/redis-reachable';
-import type { BudgetCounterStore, CounterDelta } from './counter-store';
+import type { BudgetCounterStore } from './counter-store';
 
 // ARGV: the smallest share admitted (ppm), the gate (1 or 0), the gate's rate
 // max and window, then per budget counter: limit, need, ttl. KEYS: the budget
@@ -48,55 +48,22 @@ end
 return {1, ppm}
 `;
 
-// ARGV per counter: delta, ttl.
-const ADJUST_LUA = `
-for i = 1, #KEYS do
-  redis.call('INCRBY', KEYS[i], ARGV[i * 2 - 1])
-  if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], ARGV[i * 2]) end
-end
-return 1
-`;
-
 type WithBudgetScripts = Redis & {
   budgetReserve(n: number, ...args: (string | number)[]): Promise<[number, number]>;
-  budgetAdjust(n: number, ...args: (string | number)[]): Promise<number>;
 };
 
 /**
  * Budget counters in Redis, shared by every instance; one script call per
- * reserve, and one per event-loop turn for all the settles made in it
- * (EVALSHA, auto-pipelined with what else is sent in the same turn, such as
- * the ledger's XADD). Keys get the store's prefix.
+ * reserve, and the settles of one event-loop turn (each counter's deltas
+ * summed) in the turn's one script call with the ledger's records
+ * (batching/redis-turn-writer.ts), auto-pipelined with what else is sent in
+ * the same turn. Keys get the store's prefix.
  */
 export function createRedisCounterStore(redis: Redis, prefix: string): BudgetCounterStore {
-  if (!('budgetReserve' in redis)) {
-    redis.defineCommand('budgetReserve', { lua: RESERVE_LUA });
-    redis.defineCommand('budgetAdjust', { lua: ADJUST_LUA });
-  }
+  if (!('budgetReserve' in redis)) redis.defineCommand('budgetReserve', { lua: RESERVE_LUA });
   const r = redis as WithBudgetScripts;
   const k = (key: string) => prefix + key;
-  // The settles of one event-loop turn go out as one script call, each counter's deltas summed
-  // (one user's concurrent requests share counters): the same end state, one command for many requests.
-  const adjustBatch = tickBatcher<readonly CounterDelta[]>(async (lists) => {
-    const sums = new Map<string, { by: number; ttlMs: number }>();
-    for (const list of lists) {
-      for (const d of list) {
-        const known = sums.get(d.key);
-        if (known) {
-          known.by += d.by;
-          known.ttlMs = Math.max(known.ttlMs, d.ttlMs);
-        } else sums.set(d.key, { by: d.by, ttlMs: d.ttlMs });
-      }
-    }
-    const keys: string[] = [];
-    const args: number[] = [];
-    for (const [key, { by, ttlMs }] of sums) {
-      if (Math.round(by) === 0) continue;
-      keys.push(k(key));
-      args.push(Math.round(by), Math.ceil(ttlMs));
-    }
-    if (keys.length > 0) await r.budgetAdjust(keys.length, ...keys, ...args);
-  });
+  const turns = turnWriterOf(redis);
   return {
     async reserve(claims, minPpm, gate) {
       if (claims.length === 0 && !gate) return { ok: true, ppm: 1_000_000 };
@@ -121,7 +88,7 @@ export function createRedisCounterStore(redis: Redis, prefix: string): BudgetCou
     async adjust(deltas) {
       if (!deltas.some((d) => d.by !== 0)) return;
       assertRedisReachable(redis);
-      await adjustBatch(deltas);
+      await turns.adjust(deltas.map((d) => ({ key: k(d.key), by: d.by, ttlMs: d.ttlMs })));
     },
     async read(keys) {
       if (keys.length === 0) return [];

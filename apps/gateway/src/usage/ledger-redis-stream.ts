@@ -1,12 +1,12 @@
 import { hostname } from 'node:os';
 import type { Logger } from '@platform/logging';
 import type { Redis } from 'ioredis';
-import { tickBatcher } from '../batching/tick-batcher';
+import { turnWriterOf } from '../batching/redis-turn-writer';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { UsageLedger } from './ledger';
 import type { LedgerRecord } from './record';
 import { assertRedisReachable } from './redis-reachable';
-import { insertLedgerRecords } from './repo';
+import { insertLedgerJson, insertLedgerRecords } from './repo';
 
 export type RedisStreamLedgerOptions = {
   /** The store's client (auto-pipelined): appends share its round trips with the budget settle. */
@@ -16,7 +16,11 @@ export type RedisStreamLedgerOptions = {
   /** Stream key, with the store's prefix. */
   streamKey: string;
   group?: string;
-  /** Records per INSERT statement. */
+  /**
+   * Records per INSERT statement when a read's entries are parsed and checked
+   * one by one (after Postgres refused them as a whole); otherwise a read's
+   * entries go in as one statement.
+   */
   batch?: number;
   /**
    * Stream entries read at once. An entry holds the records of one
@@ -110,6 +114,27 @@ function recordsOf(entries: Entry[], logger: Logger): LedgerRecord[] {
 }
 
 /**
+ * The records of stream entries as the text of one JSON array, joined from
+ * the entries as written, without parsing them: 'b' entries hold a JSON
+ * array, 'r' entries one object. Null when an entry has another shape.
+ * Postgres parses and checks the result (insertLedgerJson).
+ */
+function joinedRecordsOf(entries: Entry[]): string | null {
+  const parts: string[] = [];
+  for (const [, fields] of entries) {
+    // A pending entry deleted meanwhile comes back without fields: nothing to write.
+    if (!fields) continue;
+    const [name, value] = fields;
+    if (fields.length !== 2 || typeof value !== 'string') return null;
+    if (name === 'b' && value.startsWith('[') && value.endsWith(']')) {
+      if (value.length > 2) parts.push(value.slice(1, -1));
+    } else if (name === 'r' && value.startsWith('{') && value.endsWith('}')) parts.push(value);
+    else return null;
+  }
+  return parts.length > 0 ? `[${parts.join(',')}]` : '';
+}
+
+/**
  * The ledger as a Redis stream (the durable point: one XADD, before the
  * answer's last byte) drained by a consumer group, one consumer per process,
  * into Postgres. A batch is inserted with ON CONFLICT (request_id) DO NOTHING
@@ -135,11 +160,10 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
   const reader = redis.duplicate({ commandTimeout: 10_000, enableAutoPipelining: false });
   // Connection errors surface as failed reads (logged, retried); without a listener ioredis prints each one.
   reader.on('error', () => {});
-  // One XADD per event-loop turn for every record appended in it (group commit): each answer still
-  // waits for its own record to be durable, but the appends of concurrent requests share one command.
-  const appendBatch = tickBatcher<LedgerRecord>(async (records) => {
-    await redis.xadd(streamKey, '*', 'b', JSON.stringify(records));
-  });
+  // One XADD per event-loop turn for every record appended in it (group commit), in the same
+  // script call as the turn's budget settles: each answer still waits for its own record to be
+  // durable, but the appends of concurrent requests share one command.
+  const turns = turnWriterOf(redis);
   let closed = false;
   let loop: Promise<void> | null = null;
   let wake: (() => void) | null = null;
@@ -161,13 +185,34 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
     }
   };
 
+  /**
+   * Writes the records of some entries to Postgres. First as they are, in
+   * one statement that Postgres parses; if it refuses them (one bad record
+   * refuses the whole statement), each entry is parsed and each record
+   * checked here, and those that fit are written, the others reported and
+   * skipped. Throws if Postgres refused what fits (down, or another fault).
+   */
+  const insertEntries = async (entries: Entry[]) => {
+    const joined = joinedRecordsOf(entries);
+    if (joined === '') return;
+    if (joined !== null) {
+      try {
+        await insertLedgerJson(prisma, joined);
+        return;
+      } catch {
+        // Checked record by record below; a Postgres outage fails there too.
+      }
+    }
+    const records = recordsOf(entries, logger);
+    for (let i = 0; i < records.length; i += batch)
+      await insertLedgerRecords(prisma, records.slice(i, i + batch));
+  };
+
   /** Writes one batch to Postgres, then acknowledges and deletes it. Throws if Postgres refused. */
   const commit = async (entries: Entry[]) => {
     if (entries.length === 0) return;
-    const records = recordsOf(entries, logger);
     // All of them before the XACK: a crash in between replays the entries, which inserts nothing twice.
-    for (let i = 0; i < records.length; i += batch)
-      await insertLedgerRecords(prisma, records.slice(i, i + batch));
+    await insertEntries(entries);
     const ids = entries.map(([id]) => id);
     await reader
       .multi()
@@ -265,7 +310,7 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
     },
     async append(record) {
       assertRedisReachable(redis);
-      await appendBatch(record);
+      await turns.append(streamKey, record);
     },
     async flush(timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;

@@ -3,33 +3,6 @@ import type { PrismaClient } from '../generated/prisma/client';
 import type { LedgerRecord } from './record';
 
 /**
- * The columns insertLedgerRecords writes, in valuesOf's order, with the SQL
- * type each is bound as: the batch goes in as one array per column.
- */
-const RECORD_COLUMNS = [
-  ['request_id', 'uuid'],
-  ['user_id', 'uuid'],
-  ['api_key_id', 'uuid'],
-  ['project_id', 'text'],
-  ['endpoint', 'text'],
-  ['lane', 'text'],
-  ['provider', 'text'],
-  ['model', 'text'],
-  ['status', 'int'],
-  ['prompt_tokens', 'int'],
-  ['completion_tokens', 'int'],
-  ['cached_tokens', 'int'],
-  ['cache_write_tokens', 'int'],
-  ['total_tokens', 'int'],
-  ['cost_micros', 'bigint'],
-  ['currency', 'text'],
-  ['estimated', 'boolean'],
-  ['byok', 'boolean'],
-  ['latency_ms', 'int'],
-  ['created_at', 'timestamptz'],
-] as const;
-
-/**
  * Postgres text cannot hold NUL; one client-chosen project_id with it would fail
  * the whole batch. It is stored as U+FFFD, as UTF-8 encoding already stores a
  * lone surrogate.
@@ -38,37 +11,45 @@ export function storable(value: unknown): unknown {
   return typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value;
 }
 
-function valuesOf(r: LedgerRecord): unknown[] {
-  return [
-    r.requestId,
-    r.userId,
-    r.apiKeyId ?? null,
-    r.projectId,
-    r.endpoint,
-    r.lane ?? null,
-    r.provider ?? null,
-    r.model ?? null,
-    // Integer columns: a provider's fractional count is stored rounded, never refused.
-    Math.round(r.status),
-    Math.round(r.promptTokens),
-    Math.round(r.completionTokens),
-    Math.round(r.cachedTokens),
-    Math.round(r.cacheWriteTokens ?? 0),
-    Math.round(r.totalTokens),
-    Math.round(r.costMicros),
-    r.currency,
-    r.estimated,
-    r.byok,
-    Math.max(0, Math.round(r.latencyMs)),
-    new Date(r.createdAt).toISOString(),
-  ];
+const TEXT_FIELDS = ['projectId', 'endpoint', 'lane', 'provider', 'model', 'currency'] as const;
+
+/** A record whose text Postgres can hold (see storable); the same object when nothing needed changing. */
+function storableRecord(r: LedgerRecord): LedgerRecord {
+  if (!TEXT_FIELDS.some((k) => typeof r[k] === 'string' && (r[k] as string).includes('\u0000'))) return r;
+  const out: Record<string, unknown> = { ...r };
+  for (const k of TEXT_FIELDS) out[k] = storable(out[k]);
+  return out as LedgerRecord;
 }
 
-/** The one statement of insertLedgerRecords: its rows, and their daily sums (only of rows actually inserted). */
+/**
+ * A count column's value: rounded (a provider's fractional count is stored
+ * rounded, never refused); NULL when negative, which the NOT NULL column then
+ * refuses, so a batch with one is written record by record after the checks
+ * of ledger-redis-stream.ts (which skip it).
+ */
+const count = (field: string, type: 'int' | 'bigint' = 'int') =>
+  `CASE WHEN r."${field}" >= 0 THEN round(r."${field}")::${type} END`;
+
+/**
+ * The one statement of the ledger's inserts: the records of a JSON array
+ * (LedgerRecord objects, as the ledger stream holds them), each inserted at
+ * most once, and their daily sums (only of rows actually inserted).
+ */
 const INSERT_LEDGER_SQL = `WITH ins AS (
-   INSERT INTO usage_records (${RECORD_COLUMNS.map(([name]) => name).join(',')},xid)
-   SELECT *, pg_current_xact_id()::text::bigint
-     FROM unnest(${RECORD_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(',')})
+   INSERT INTO usage_records (request_id, user_id, api_key_id, project_id, endpoint, lane, provider, model,
+                              status, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens,
+                              total_tokens, cost_micros, currency, estimated, byok, latency_ms, created_at, xid)
+   SELECT r."requestId", r."userId", r."apiKeyId", r."projectId", r.endpoint, r.lane, r.provider, r.model,
+          ${count('status')}, ${count('promptTokens')}, ${count('completionTokens')}, ${count('cachedTokens')},
+          CASE WHEN r."cacheWriteTokens" IS NULL THEN 0 ELSE ${count('cacheWriteTokens')} END,
+          ${count('totalTokens')}, round(r."costMicros")::bigint, r.currency, r.estimated, r.byok,
+          greatest(0, round(r."latencyMs"))::int, to_timestamp((r."createdAt" / 1000)::float8),
+          pg_current_xact_id()::text::bigint
+     FROM jsonb_to_recordset($1::jsonb) AS r(
+            "requestId" uuid, "userId" uuid, "apiKeyId" uuid, "projectId" text, endpoint text, lane text,
+            provider text, model text, status numeric, "promptTokens" numeric, "completionTokens" numeric,
+            "cachedTokens" numeric, "cacheWriteTokens" numeric, "totalTokens" numeric, "costMicros" numeric,
+            currency text, estimated boolean, byok boolean, "latencyMs" numeric, "createdAt" numeric)
    ON CONFLICT (request_id) DO NOTHING
    RETURNING *
  ), sums AS (
@@ -94,30 +75,30 @@ const INSERT_LEDGER_SQL = `WITH ins AS (
  SELECT count(*)::int AS inserted FROM ins`;
 
 /**
- * Writes ledger records, each at most once, and adds the rows actually
- * inserted to their daily sums, in one statement (so one transaction): a
- * replayed batch (a worker killed after the commit, before its XACK) inserts
- * nothing and adds nothing. Every row carries the writing transaction's id,
- * which the feed's cursor needs. Values are bound parameters, never SQL.
- * Returns how many rows were new.
+ * Writes ledger records given as the text of a JSON array of LedgerRecord
+ * objects, each at most once, and adds the rows actually inserted to their
+ * daily sums, in one statement (so one transaction): a replayed batch (a
+ * worker killed after the commit, before its XACK) inserts nothing and adds
+ * nothing. Every row carries the writing transaction's id, which the feed's
+ * cursor needs. The text is one bound parameter, parsed by Postgres: the
+ * drain hands over the stream's entries as they are, without parsing them or
+ * binding a value per field (that binding was ~9 % of the gateway's CPU per
+ * chat request; docs/performance.md). Postgres refuses the whole array when
+ * one record does not fit (a missing field, a negative count, a NUL in a
+ * text, an id that is no UUID). Returns how many rows were new.
  */
+export async function insertLedgerJson(prisma: PrismaClient, json: string): Promise<number> {
+  const [result] = await prisma.$queryRawUnsafe<{ inserted: number }[]>(INSERT_LEDGER_SQL, json);
+  return Number(result?.inserted ?? 0);
+}
+
+/** insertLedgerJson of records in hand, their text made storable (NUL as U+FFFD). */
 export async function insertLedgerRecords(
   prisma: PrismaClient,
   records: readonly LedgerRecord[],
 ): Promise<number> {
   if (records.length === 0) return 0;
-  // One array per column, unnested in the statement: 20 parameters and one
-  // statement text whatever the batch size, instead of 20 per record (a
-  // 500-record batch bound 10,000 parameters, each its own allocation in
-  // Prisma and the driver, and every batch size was a new statement to parse).
-  const columns: unknown[][] = RECORD_COLUMNS.map(() => new Array(records.length));
-  records.forEach((r, row) => {
-    valuesOf(r).forEach((v, col) => {
-      (columns[col] as unknown[])[row] = storable(v);
-    });
-  });
-  const [result] = await prisma.$queryRawUnsafe<{ inserted: number }[]>(INSERT_LEDGER_SQL, ...columns);
-  return Number(result?.inserted ?? 0);
+  return insertLedgerJson(prisma, JSON.stringify(records.map(storableRecord)));
 }
 
 type SummaryRow = {
