@@ -90,3 +90,24 @@ it("a gate that refuses one of several reservations counts nothing of it and lea
   const [used] = await store.read([budget]);
   expect(used).toBe(20);
 });
+
+it('counters a reserve creates expire with their window; a refused rate hit heals a counter without expiry', async () => {
+  const store = createRedisCounterStore(kv.redis, kv.keyPrefix);
+  const [budget, marker, rate] = [fresh('ttl-budget'), fresh('ttl-marker'), fresh('ttl-rate')];
+  const gate: AdmissionGate = { markerKey: marker, rate: { key: rate, max: 2, windowMs: 30_000 } };
+  expect(await store.reserve([claim(budget, 100, 10)], 0, gate)).toEqual({ ok: true, ppm: 1_000_000 });
+  const [budgetTtl, rateTtl] = await Promise.all([
+    kv.redis.pttl(kv.keyPrefix + budget),
+    kv.redis.pttl(kv.keyPrefix + rate),
+  ]);
+  expect(budgetTtl).toBeGreaterThan(50_000);
+  expect(budgetTtl).toBeLessThanOrEqual(60_000);
+  expect(rateTtl).toBeGreaterThan(20_000);
+  expect(rateTtl).toBeLessThanOrEqual(30_000);
+  // A rate counter that lost its expiry (e.g. PERSIST by hand) is given one back when it refuses.
+  await kv.redis.persist(kv.keyPrefix + rate);
+  expect(await store.reserve([claim(budget, 100, 10)], 0, gate)).toEqual({ ok: true, ppm: 1_000_000 });
+  const refused = await store.reserve([claim(budget, 100, 10)], 0, gate);
+  expect(refused).toEqual({ ok: false, gate: { refused: 'rate', resetMs: 30_000 } });
+  expect(await kv.redis.pttl(kv.keyPrefix + rate)).toBeGreaterThan(20_000);
+});

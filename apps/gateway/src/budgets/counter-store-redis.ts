@@ -7,24 +7,33 @@ import type { BudgetCounterStore } from './counter-store';
 // max and window, then per budget counter: limit, need, ttl. KEYS: the budget
 // counters, then with the gate the key's revocation marker and its rate
 // counter. The gate first (as kv-redis's incrWindow counts a hit), then the
-// budgets, all or nothing, in one atomic step.
+// budgets, all or nothing, in one atomic step. A counter gets its expiry when
+// this call creates it (a counter made elsewhere gets one there: seed, the
+// settles), so an admitted request reads no TTL; a refused hit heals a rate
+// counter that lost its expiry.
 const RESERVE_LUA = `
 local n = #KEYS
 if ARGV[2] == '1' then
   n = n - 2
   if redis.call('EXISTS', KEYS[n + 1]) == 1 then return {-1, 0} end
   local hits = redis.call('INCRBY', KEYS[n + 2], 1)
-  local ttl = redis.call('PTTL', KEYS[n + 2])
-  if ttl < 0 then
-    redis.call('PEXPIRE', KEYS[n + 2], ARGV[4])
-    ttl = tonumber(ARGV[4])
+  if hits == 1 then redis.call('PEXPIRE', KEYS[n + 2], ARGV[4]) end
+  if hits > tonumber(ARGV[3]) then
+    local ttl = redis.call('PTTL', KEYS[n + 2])
+    if ttl < 0 then
+      redis.call('PEXPIRE', KEYS[n + 2], ARGV[4])
+      ttl = tonumber(ARGV[4])
+    end
+    return {-2, ttl}
   end
-  if hits > tonumber(ARGV[3]) then return {-2, ttl} end
 end
 local ppm = 1000000
 local limiting = 0
+local absent = {}
 for i = 1, n do
-  local used = tonumber(redis.call('GET', KEYS[i]) or '0')
+  local value = redis.call('GET', KEYS[i])
+  absent[i] = not value
+  local used = tonumber(value or '0')
   local limit = tonumber(ARGV[i * 3 + 2])
   local need = tonumber(ARGV[i * 3 + 3])
   local left = limit - used
@@ -43,7 +52,7 @@ for i = 1, n do
   local need = tonumber(ARGV[i * 3 + 3])
   local take = math.ceil(need * ppm / 1000000)
   redis.call('INCRBY', KEYS[i], take)
-  if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], ARGV[i * 3 + 4]) end
+  if absent[i] then redis.call('PEXPIRE', KEYS[i], ARGV[i * 3 + 4]) end
 end
 return {1, ppm}
 `;

@@ -25,7 +25,8 @@ export type RedisStreamLedgerOptions = {
   /**
    * Stream entries read at once. An entry holds the records of one
    * event-loop turn (up to 256), so this bounds what one read can bring into
-   * memory after a long Postgres outage: 64 entries, at most ~16k records.
+   * memory after a long Postgres outage: 128 entries, at most ~32k records
+   * (~15 MB of JSON).
    */
   entriesPerRead?: number;
   /** Entries pending this long at another consumer (a killed worker) are taken over. */
@@ -151,10 +152,10 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
   const { redis, prisma, logger, streamKey } = opts;
   const group = opts.group ?? 'ledger';
   const batch = opts.batch ?? 500;
-  const entriesPerRead = opts.entriesPerRead ?? 64;
+  const entriesPerRead = opts.entriesPerRead ?? 128;
   const claimIdleMs = opts.claimIdleMs ?? 30_000;
   const retryDelayMs = opts.retryDelayMs ?? 1000;
-  const lingerMs = opts.lingerMs ?? 200;
+  const lingerMs = opts.lingerMs ?? 500;
   const consumer = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   // Blocking reads need their own connection; a longer command timeout than the block.
   const reader = redis.duplicate({ commandTimeout: 10_000, enableAutoPipelining: false });
