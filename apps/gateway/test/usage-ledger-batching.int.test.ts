@@ -108,11 +108,14 @@ const recordOf = (projectId: string, totalTokens: number): LedgerRecord => ({
   createdAt: Date.now(),
 });
 
-it('a backlog of more entries than one read holds is drained in reads of entriesPerRead', async () => {
+/**
+ * What a Postgres outage leaves: 5 entries of 3 records each in a stream of
+ * their own, waiting before the drain starts, and a drain of that stream.
+ */
+async function waitingBacklog(projectId: string, drain: { entriesPerRead?: number; batch: number }) {
   const { redis, keyPrefix } = redisOf(h);
-  const streamKey = `${keyPrefix}usage:backlog`;
-  // What a Postgres outage leaves: 5 entries of 3 records each, waiting before the drain starts.
-  const records = Array.from({ length: 15 }, (_, i) => recordOf('backlog', 10 + i));
+  const streamKey = `${keyPrefix}usage:${projectId}`;
+  const records = Array.from({ length: 15 }, (_, i) => recordOf(projectId, 10 + i));
   for (let e = 0; e < 5; e += 1)
     await redis.xadd(streamKey, '*', 'b', JSON.stringify(records.slice(e * 3, e * 3 + 3)));
   const logger = createLogger({ service: 'gateway', destination: createMemoryDestination() });
@@ -121,10 +124,14 @@ it('a backlog of more entries than one read holds is drained in reads of entries
     prisma: h.prisma,
     logger,
     streamKey,
-    entriesPerRead: 2,
-    batch: 3,
     lingerMs: 0,
+    ...drain,
   });
+  return { redis, records, ledger };
+}
+
+it('a backlog of more entries than one read holds is drained in reads of entriesPerRead', async () => {
+  const { redis, records, ledger } = await waitingBacklog('backlog', { entriesPerRead: 2, batch: 3 });
   // The drain reads on its own connection (a duplicate): watch the method where ioredis defines it.
   let owner: object = redis;
   while (!Object.hasOwn(owner, 'xreadgroup')) owner = Object.getPrototypeOf(owner);
@@ -151,21 +158,8 @@ it('a backlog of more entries than one read holds is drained in reads of entries
 });
 
 it('the entries of one read go to Postgres as they are, in one statement', async () => {
-  const { redis, keyPrefix } = redisOf(h);
-  const streamKey = `${keyPrefix}usage:one-statement`;
-  const records = Array.from({ length: 15 }, (_, i) => recordOf('one-statement', 10 + i));
-  for (let e = 0; e < 5; e += 1)
-    await redis.xadd(streamKey, '*', 'b', JSON.stringify(records.slice(e * 3, e * 3 + 3)));
-  const logger = createLogger({ service: 'gateway', destination: createMemoryDestination() });
   // `batch` applies only when Postgres refused a read's entries and they are checked one by one.
-  const ledger = createRedisStreamLedger({
-    redis,
-    prisma: h.prisma,
-    logger,
-    streamKey,
-    batch: 3,
-    lingerMs: 0,
-  });
+  const { records, ledger } = await waitingBacklog('one-statement', { batch: 3 });
   const statements = jest.spyOn(h.prisma, '$queryRawUnsafe');
   const parse = jest.spyOn(JSON, 'parse');
   try {

@@ -9,7 +9,7 @@ import { assertRedisReachable } from './redis-reachable';
 import { insertLedgerJson, insertLedgerRecords } from './repo';
 
 export type RedisStreamLedgerOptions = {
-  /** The store's client (auto-pipelined): appends share its round trips with the budget settle. */
+  /** The store's client (auto-pipelined): appends share a script call with the turn's budget settles. */
   redis: Redis;
   prisma: PrismaClient;
   logger: Logger;
@@ -48,9 +48,10 @@ const INT4_MAX = 2_147_483_647;
 
 /**
  * Why a parsed value cannot be inserted as a ledger record (null: it can).
- * Checked before the INSERT: one value Postgres would refuse (a missing
- * date, a fraction in an integer column, a request id that is no UUID) would
- * otherwise fail its whole batch on every retry and stop the drain for good.
+ * Checked once Postgres has refused a read's entries as a whole: one value
+ * it refuses (a missing date, a negative count, a request id that is no
+ * UUID) would otherwise fail that statement on every retry and stop the
+ * drain for good.
  */
 function ledgerRecordProblem(value: unknown): string | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an object';
