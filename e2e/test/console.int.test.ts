@@ -164,7 +164,7 @@ async function focusedText(page: Page): Promise<string> {
 describeUnless(chromiumMissing(), 'the console browser test (e2e/test/console.int.test.ts)')(
   'the web console in Chromium',
   () => {
-    it('signs in by mail, creates, uses and revokes a key, shows usage and stores a provider key', async () => {
+    it('signs in by mail, creates, uses and revokes a key, shows usage and spend, sets a budget and stores a provider key', async () => {
       const context = await (browser as Browser).newContext({ viewport: { width: 1100, height: 900 } });
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
       const page = await context.newPage();
@@ -276,6 +276,25 @@ describeUnless(chromiumMissing(), 'the console browser test (e2e/test/console.in
         });
       }
       expect(await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }))).toBe('{}');
+
+      // Spend in currency beside tokens (reloaded after the quick try): the project's row has a cost.
+      const spendRow = page.getByTestId('spend-project').locator('tr', { hasText: 'e2e-project' });
+      await spendRow.waitFor();
+      expect(await spendRow.locator('td').last().textContent()).toMatch(/^\$\d+\.\d{2,6}$/);
+      expect(await page.getByTestId('spend-total').textContent()).toMatch(/^Last 30 days: \$\d+\.\d{2,6}/);
+      // A budget set in the page (a monthly cost budget for the project) is listed with its limit.
+      const budgetForm = page.getByRole('form', { name: 'Set a budget' });
+      await budgetForm.getByLabel('For').selectOption('project');
+      await budgetForm.getByLabel('Project id').fill('e2e-project');
+      await budgetForm.getByLabel('Period').selectOption('monthly');
+      await budgetForm.getByLabel('In').selectOption('cost');
+      await budgetForm.getByLabel('Limit').fill('2.5');
+      await budgetForm.getByRole('button', { name: 'Set budget' }).click();
+      const budgetRow = page.getByTestId('budgets-table').locator('tr', { hasText: 'project e2e-project' });
+      await budgetRow.waitFor();
+      expect(await budgetRow.textContent()).toContain('monthly');
+      expect(await budgetRow.textContent()).toContain('$2.50');
+      await screenshot(page, 'spend-and-budgets');
 
       // 5. Revoke the key in the page; the next call from Node gets 401 invalid api key.
       const revokeButton = page.getByRole('button', { name: 'Revoke key ci' });
