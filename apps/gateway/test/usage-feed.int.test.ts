@@ -94,6 +94,8 @@ describe('usage feed', () => {
     });
     expect(records[0]).toEqual({
       id: expect.any(String),
+      // The typed client sends its own x-request-id, kept for correlation.
+      client_request_id: expect.any(String),
       user_id: caller.userId,
       api_key_id: caller.apiKeyId,
       project_id: 'p0',

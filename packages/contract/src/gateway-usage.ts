@@ -146,7 +146,12 @@ export type ServiceUsageFeedQuery = z.infer<typeof ZServiceUsageFeedQuery>;
 /** One ledger record: one AI request, charged once. */
 export const ZUsageRecord = z
   .object({
-    id: z.uuid().meta({ description: 'The request id; unique: an idempotency key for billing.' }),
+    id: z.uuid().meta({
+      description: 'The ledger id, minted by the gateway per request; unique: an idempotency key for billing.',
+    }),
+    client_request_id: z.uuid().nullable().meta({
+      description: "The client's own x-request-id (lower-cased), for correlation only; null when it sent none.",
+    }),
     user_id: z.uuid(),
     api_key_id: z.uuid().nullable(),
     project_id: z.string(),

@@ -18,8 +18,10 @@ import type { AiRuntime, Caller, StoredKeys } from './runtime';
 
 /** What is known about a request before the upstream call. */
 export type AccountingBase = {
-  /** The ledger id: unique per request (see ledgerIdOf). */
+  /** The ledger id: unique per request, minted by the gateway (see ledgerIdsOf). */
   requestId: string;
+  /** The client's own x-request-id, kept for correlation only (null: it sent none). */
+  clientRequestId: string | null;
   caller: Caller;
   projectId: string;
   endpoint: string;
@@ -48,13 +50,18 @@ export function requestIdOf(res: Response): string {
 }
 
 /**
- * The ledger id of a request: its request id when the gateway made it; a
- * fresh UUID when the client chose it (x-request-id), because a client that
- * sent the same id twice must not get the second request for free.
+ * The ledger id of a request and the client's correlation id. The gateway
+ * mints the ledger id: the request id when the gateway made it, else a fresh
+ * UUID, because a client that sends one id twice (in any letter case: the
+ * request-id middleware adopts it lower-cased) must not get the second
+ * request for free. The client's id is kept beside it, never as a key.
  */
-function ledgerIdOf(res: Response): string {
+function ledgerIdsOf(res: Response): { requestId: string; clientRequestId: string | null } {
   const id = requestIdOf(res);
-  return id && res.req.headers['x-request-id'] !== id ? id : randomUUID();
+  const sent = res.req.headers['x-request-id'];
+  const adopted = typeof sent === 'string' && id !== '' && sent.toLowerCase() === id;
+  if (adopted) return { requestId: randomUUID(), clientRequestId: id };
+  return { requestId: id || randomUUID(), clientRequestId: null };
 }
 
 /**
@@ -101,6 +108,7 @@ export function toLedgerRecord(
   };
   return {
     requestId: base.requestId,
+    clientRequestId: base.clientRequestId,
     userId: base.caller.userId,
     apiKeyId: base.caller.apiKeyId,
     projectId: base.projectId,
@@ -184,7 +192,7 @@ export async function runAccounted(
 ): Promise<void> {
   const caller = callerOf(res);
   const base: AccountingBase = {
-    requestId: ledgerIdOf(res),
+    ...ledgerIdsOf(res),
     caller,
     startedAt: rt.clock(),
     projectId: request.projectId,

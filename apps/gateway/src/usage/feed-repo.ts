@@ -3,6 +3,7 @@ import { Prisma, type PrismaClient } from '../generated/prisma/client';
 /** One ledger record as the feed returns it (snake_case, as on the wire). */
 export type FeedRow = {
   id: string;
+  client_request_id: string | null;
   user_id: string;
   api_key_id: string | null;
   project_id: string;
@@ -64,7 +65,7 @@ export async function readFeed(
   query: { after: FeedPosition; limit: number; userId?: string | undefined },
 ): Promise<{ rows: FeedRow[]; last: FeedPosition | null }> {
   const columns = Prisma.sql`
-    SELECT request_id::text AS id, user_id::text AS user_id, api_key_id::text AS api_key_id, project_id,
+    SELECT request_id::text AS id, client_request_id::text AS client_request_id, user_id::text AS user_id, api_key_id::text AS api_key_id, project_id,
            endpoint, lane, provider, model, status, prompt_tokens, completion_tokens, cached_tokens,
            cache_write_tokens, total_tokens, cost_micros, currency, estimated, byok, created_at, xid::text AS xid, id::text AS seq
       FROM usage_records`;

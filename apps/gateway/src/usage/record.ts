@@ -1,7 +1,12 @@
 /** One answered (or refused after the upstream call) AI request, as the ledger keeps it. */
 export type LedgerRecord = {
-  /** Unique per request (the request id; see docs/usage-and-budgets.md): replaying it never counts twice. */
+  /** The ledger id: minted by the gateway, unique per request; replaying it never counts twice. */
   requestId: string;
+  /**
+   * The client's own `x-request-id` (lower-cased, as echoed), for correlation
+   * only: never a key. Null or absent when the client sent none.
+   */
+  clientRequestId?: string | null;
   userId: string;
   apiKeyId: string | null;
   projectId: string;
