@@ -40,4 +40,15 @@ describe('payment client: usage events', () => {
     expect(again.results.map((r) => r.outcome)).toEqual(['duplicate', 'duplicate']);
     expect(await api.listMeterErrorReports({ limit: 5 })).toEqual({ reports: [] });
   });
+
+  test('an event of an unknown meter is refused alone and listed as parked', async () => {
+    const api = createPaymentClient({ baseUrl, apiKey: API_KEY });
+    const good = { id: randomUUID(), user_id: newUserId(), value: 1, timestamp: new Date().toISOString() };
+    const bad = { ...good, id: randomUUID(), meter: 'gpu_seconds' };
+    const answer = await api.recordUsageEvents({ events: [good, bad] });
+    expect(answer).toMatchObject({ stored: 1, refused: 1 });
+    expect(answer.results[1]).toMatchObject({ id: bad.id, outcome: 'refused', reason: 'unknown_meter' });
+    const { refusals } = await api.listRefusedUsageEvents({ limit: 100 });
+    expect(refusals.find((r) => r.id === bad.id)).toMatchObject({ reason: 'unknown_meter', event: bad });
+  });
 });

@@ -71,7 +71,7 @@ export function createApp(deps: PaymentDeps): Express {
   api.use(requireApiKey(deps.env.PAYMENT_MS_API_KEY));
   api.use(apiRateLimit({ limitPerMinute: deps.env.PAYMENT_RATE_LIMIT_PER_MINUTE, kv: deps.kv }));
   // Before the general body parser: a usage batch has its own, larger limit.
-  api.use(createUsageRouter({ ...deps, meters: readMeterConfig(deps.env) }));
+  api.use(createUsageRouter({ ...deps, meters: readMeterConfig(deps.env), metrics: usageMetrics }));
   api.use(jsonBody(API_BODY_LIMIT));
   api.use(createCheckoutRouter(deps));
   api.use(

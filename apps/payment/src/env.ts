@@ -54,6 +54,12 @@ export const ZPaymentEnv = z
     PAYMENT_USAGE_METERS: envFields.list().optional(),
     /** Meter name used for events that name none; defaults to the first of PAYMENT_USAGE_METERS. */
     PAYMENT_USAGE_DEFAULT_METER: z.string().optional(),
+    /**
+     * How far an event's timestamp may be ahead of payment's clock (a caller's clock running fast).
+     * Stripe takes timestamps at most 5 minutes ahead: an event further ahead waits in the outbox until
+     * it is not. Beyond this the event is refused (`timestamp_in_future`).
+     */
+    PAYMENT_USAGE_MAX_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(3600).default(600),
     /** `off` stops this process from draining the usage outbox to Stripe (ingest still works). */
     PAYMENT_USAGE_SENDER: z.enum(['on', 'off']).default('on'),
     /** Rows one sender claims at a time. */

@@ -13,7 +13,7 @@ import { readMeterConfig } from '../src/usage/meters';
 import { recordUsageEvents } from '../src/usage/record-usage';
 import { API_KEY, PAYMENT_MIGRATIONS_DIR, STRIPE_KEY } from './support/harness';
 import { startPaymentProcess } from './support/payment-process';
-import { eventually } from './support/usage';
+import { eventually, recordDeps } from './support/usage';
 
 // A second process shares the database: Postgres only (PGlite is in-process).
 // TEST_DATABASE_URL/TEST_REDIS_URL (CI), else private servers, else one skip line.
@@ -71,7 +71,7 @@ onPostgres('a payment process killed while draining the usage outbox', () => {
         timestamp: new Date().toISOString(),
       })),
     );
-    await recordUsageEvents({ prisma, now: () => new Date(), meters }, { events });
+    await recordUsageEvents(recordDeps(prisma, meters), { events });
     const successes = () =>
       fake.requests.filter((r) => r.path === '/v1/billing/meter_events' && r.status === 200);
 

@@ -24,6 +24,7 @@ describe('POST /api/v1/usage-events', () => {
       stored: 2,
       duplicates: 0,
       conflicts: 0,
+      refused: 0,
       results: events.map((e) => ({ id: e.id, outcome: 'stored' })),
     });
     const rows = await outbox(events.map((e) => e.id));
@@ -64,19 +65,88 @@ describe('POST /api/v1/usage-events', () => {
     expect(row?.value).toBe(5);
   });
 
-  test('bad batches are refused whole with a clear error', async () => {
+  test('one bad event inside a good batch is refused alone, parked, and the rest is stored', async () => {
+    const userId = newUserId();
+    const now = Date.now();
+    const good = [usageEvent({ user_id: userId, value: 2 }), usageEvent({ user_id: userId, value: 3 })];
+    const unknownMeter = usageEvent({ user_id: userId, meter: 'gpu', value: 1 });
+    const old = usageEvent({
+      user_id: userId,
+      value: 1,
+      timestamp: new Date(now - 40 * 86_400_000).toISOString(),
+    });
+    const ahead = usageEvent({
+      user_id: userId,
+      value: 1,
+      timestamp: new Date(now + 20 * 60_000).toISOString(),
+    });
+    const zero = usageEvent({ user_id: userId, value: 0 });
+    const res = await postUsage(app, [good[0], unknownMeter, old, ahead, zero, good[1]]);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ stored: 2, duplicates: 0, conflicts: 0, refused: 4 });
+    expect(res.body.results.map((r: { outcome: string; reason?: string }) => [r.outcome, r.reason])).toEqual([
+      ['stored', undefined],
+      ['refused', 'unknown_meter'],
+      ['refused', 'timestamp_too_old'],
+      ['refused', 'timestamp_in_future'],
+      ['refused', 'invalid_event'],
+      ['stored', undefined],
+    ]);
+    expect((await outbox(good.map((e) => e.id))).map((r) => r.status)).toEqual(['pending', 'pending']);
+    expect(await outbox([unknownMeter.id, old.id, ahead.id, zero.id])).toHaveLength(0);
+
+    const parked = await request(app)
+      .get('/api/v1/usage-events/refused')
+      .set('X-API-Key', API_KEY)
+      .expect(200);
+    const mine = parked.body.refusals.filter((r: { id: string }) =>
+      [unknownMeter.id, old.id, ahead.id, zero.id].includes(r.id),
+    );
+    expect(mine).toHaveLength(4);
+    expect(mine.find((r: { id: string }) => r.id === unknownMeter.id)).toMatchObject({
+      reason: 'unknown_meter',
+      event: unknownMeter,
+      times: 1,
+    });
+    expect((await request(app).get('/metrics')).text).toMatch(
+      /payment_usage_events_refused_total\{[^}]*reason="unknown_meter"[^}]*\} [1-9]/,
+    );
+
+    // The operator fixes the event (here: the meter) and posts it again: stored, no longer parked.
+    const fixed = { ...unknownMeter, meter: 'tokens' };
+    expect((await postUsage(app, [fixed]).expect(200)).body.results).toEqual([
+      { id: fixed.id, outcome: 'stored' },
+    ]);
+    const after = await request(app)
+      .get('/api/v1/usage-events/refused')
+      .set('X-API-Key', API_KEY)
+      .expect(200);
+    expect(after.body.refusals.map((r: { id: string }) => r.id)).not.toContain(fixed.id);
+  });
+
+  test('a caller clock ahead within the tolerated skew is stored and waits until Stripe takes it', async () => {
+    const event = usageEvent({
+      user_id: newUserId(),
+      value: 1,
+      timestamp: new Date(Date.now() + 8 * 60_000).toISOString(),
+    });
+    expect((await postUsage(app, [event]).expect(200)).body.results).toEqual([
+      { id: event.id, outcome: 'stored' },
+    ]);
+    const [row] = await outbox([event.id]);
+    // Stripe takes timestamps up to 5 minutes ahead of its clock: the row is due 4 minutes before it.
+    expect(row?.nextAttemptAt.getTime()).toBe(new Date(event.timestamp).getTime() - 4 * 60_000);
+  });
+
+  test('a batch that is not a list of events with ids is refused whole with a clear error', async () => {
     const userId = newUserId();
     const ok = usageEvent({ user_id: userId, value: 1 });
-    const unknownMeter = await postUsage(app, [ok, usageEvent({ user_id: userId, meter: 'gpu', value: 1 })]);
-    expect(unknownMeter.status).toBe(400);
-    expect(unknownMeter.body).toMatchObject({ error: 'validation failed' });
-    expect(JSON.stringify(unknownMeter.body.details)).toContain('unknown meter');
-    const old = new Date(Date.now() - 40 * 86_400_000).toISOString();
-    expect((await postUsage(app, [usageEvent({ user_id: userId, value: 1, timestamp: old })])).status).toBe(
-      400,
-    );
-    expect((await postUsage(app, [usageEvent({ user_id: userId, value: 0 })])).status).toBe(400);
-    expect((await postUsage(app, [usageEvent({ user_id: userId, value: 1.5 })])).status).toBe(400);
+    const noId = await postUsage(app, [ok, { user_id: userId, value: 1, timestamp: ok.timestamp }]);
+    expect(noId.status).toBe(422);
+    expect(noId.body).toMatchObject({ error: 'deserialization error', request_id: expect.any(String) });
+    const badId = await postUsage(app, [ok, { ...ok, id: 'no spaces allowed' }]);
+    expect(badId.status).toBe(400);
+    expect(badId.body).toMatchObject({ error: 'validation failed', request_id: expect.any(String) });
     expect((await postUsage(app, [])).status).toBe(400);
     const tooMany = Array.from({ length: 1001 }, () => usageEvent({ user_id: userId, value: 1 }));
     expect((await postUsage(app, tooMany)).status).toBe(400);

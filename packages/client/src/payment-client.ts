@@ -8,6 +8,7 @@ import {
   type PurchasesResponse,
   type SubscriptionStatusResponse,
   type SyncResponse,
+  type UsageEventRefusalsResponse,
   type UsageEventsResponse,
   ZCheckoutSessionResponse,
   ZEntitlementsResponse,
@@ -17,6 +18,7 @@ import {
   ZPurchasesResponse,
   ZSubscriptionStatusResponse,
   ZSyncResponse,
+  ZUsageEventRefusalsResponse,
   ZUsageEventsResponse,
 } from '@platform/contract';
 import { PlatformApiError } from './errors';
@@ -107,6 +109,11 @@ export type PaymentClient = {
     params?: { limit?: number },
     options?: CallOptions,
   ): Promise<MeterErrorReportsResponse>;
+  /** `GET /api/v1/usage-events/refused`: events answered `refused` and parked, newest first. */
+  listRefusedUsageEvents(
+    params?: { limit?: number },
+    options?: CallOptions,
+  ): Promise<UsageEventRefusalsResponse>;
 };
 
 /** True for the 409 a subscription checkout gets when the user already has that subscription. */
@@ -216,6 +223,17 @@ export function createPaymentClient(options: ClientOptions): PaymentClient {
         },
         call,
         readJson(ZMeterErrorReportsResponse),
+      ),
+    listRefusedUsageEvents: ({ limit } = {}, call = {}) =>
+      executeCall(
+        transport,
+        {
+          method: 'GET',
+          path: `/api/v1/usage-events/refused${limit === undefined ? '' : `?limit=${limit}`}`,
+          retryable: true,
+        },
+        call,
+        readJson(ZUsageEventRefusalsResponse),
       ),
   };
 }

@@ -7,6 +7,7 @@ import {
   MAX_USAGE_EVENTS_PER_BATCH,
   ZMeterErrorReportsQuery,
   ZMeterErrorReportsResponse,
+  ZUsageEventRefusalsResponse,
   ZUsageEventsRequest,
   ZUsageEventsResponse,
 } from './payment-usage';
@@ -25,13 +26,15 @@ export function registerUsagePaths(
       `Stores 1 to ${MAX_USAGE_EVENTS_PER_BATCH} events in the outbox and answers once they are durable; ` +
       'a sender delivers them to Stripe. Idempotent by event `id`: an event sent again is `duplicate` and ' +
       'changes nothing; an `id` already stored with different fields is reported as `conflict` per event ' +
-      '(the rest of the batch is stored). An unknown meter name refuses the whole batch (400).',
+      '(the rest of the batch is stored). An event with an unknown meter, a timestamp out of range or an invalid ' +
+      'field is answered `refused` with a `reason` and parked (`GET /api/v1/usage-events/refused`); the rest ' +
+      'of the batch is stored. Only a batch that is not a list of objects with valid ids is refused whole (400).',
     tags: ['Usage'],
     security,
     request: { body: jsonBody(ZUsageEventsRequest) },
     responses: {
       200: jsonResponse(
-        'Every event is stored, duplicate or conflicting; see `results`.',
+        'Every event is stored, duplicate, conflicting or refused; see `results`.',
         ZUsageEventsResponse,
       ),
       ...buildErrorResponses([
@@ -41,6 +44,22 @@ export function registerUsagePaths(
         'payload_too_large',
         'unsupported_media_type',
       ]),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/usage-events/refused',
+    operationId: 'listRefusedUsageEvents',
+    summary: 'Usage events refused and parked',
+    description:
+      'Events `POST /api/v1/usage-events` answered `refused`, newest first, each with the event as posted. ' +
+      'Fix the cause (e.g. configure the meter) and post the events again: a stored event leaves this list.',
+    tags: ['Usage'],
+    security,
+    request: { query: ZMeterErrorReportsQuery },
+    responses: {
+      200: jsonResponse('Parked refused events.', ZUsageEventRefusalsResponse),
+      ...buildErrorResponses([...COMMON_ERRORS, 'validation_failed']),
     },
   });
   registry.registerPath({

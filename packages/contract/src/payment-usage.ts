@@ -33,7 +33,8 @@ export const ZUsageEvent = z
       .max(MAX_USAGE_EVENT_VALUE)
       .meta({ description: 'Usage to add to the meter, a positive integer.', example: 1250 }),
     timestamp: ZIsoTimestamp.meta({
-      description: 'When the usage happened; within the past 35 days and at most 5 minutes ahead (Stripe).',
+      description:
+        'When the usage happened; within the past 35 days (Stripe) and at most PAYMENT_USAGE_MAX_CLOCK_SKEW_SECONDS ahead of payment.',
     }),
   })
   .meta({ id: 'UsageEvent' });
@@ -48,11 +49,48 @@ export type UsageEventsRequest = z.infer<typeof ZUsageEventsRequest>;
 export type RecordUsageEventsInput = z.input<typeof ZUsageEventsRequest>;
 
 /**
+ * The batch as the endpoint reads it first: every element an object with a
+ * valid `id`, the rest checked per event, so that one bad event is answered
+ * `refused` and the rest of the batch is stored.
+ */
+export const ZUsageEventsBatch = z.object({
+  events: z
+    .array(z.looseObject({ id: ZUsageEvent.shape.id }))
+    .min(1)
+    .max(MAX_USAGE_EVENTS_PER_BATCH),
+});
+
+/**
  * What became of one event: `stored` (new), `duplicate` (the same event was
  * already stored: nothing changed), `conflict` (another event with this id and
- * different fields is stored; this one was dropped: a bug of the caller).
+ * different fields is stored; this one was dropped: a bug of the caller),
+ * `refused` (not stored, see `reason`; parked for an operator, docs/billing.md).
  */
-export const USAGE_EVENT_OUTCOMES = ['stored', 'duplicate', 'conflict'] as const;
+export const USAGE_EVENT_OUTCOMES = ['stored', 'duplicate', 'conflict', 'refused'] as const;
+
+/**
+ * Why an event was refused: its meter is not configured, its timestamp is
+ * beyond Stripe's 35 days or ahead of payment's clock by more than the
+ * tolerated skew (PAYMENT_USAGE_MAX_CLOCK_SKEW_SECONDS), or a field is invalid.
+ */
+export const USAGE_EVENT_REFUSAL_REASONS = [
+  'unknown_meter',
+  'timestamp_too_old',
+  'timestamp_in_future',
+  'invalid_event',
+] as const;
+export type UsageEventRefusalReason = (typeof USAGE_EVENT_REFUSAL_REASONS)[number];
+
+/** One event's answer. `reason` and `message` only with `refused`. */
+export const ZUsageEventResult = z
+  .object({
+    id: z.string(),
+    outcome: z.enum(USAGE_EVENT_OUTCOMES),
+    reason: z.enum(USAGE_EVENT_REFUSAL_REASONS).optional(),
+    message: z.string().optional(),
+  })
+  .meta({ id: 'UsageEventResult' });
+export type UsageEventResult = z.infer<typeof ZUsageEventResult>;
 
 /** Answer of `POST /api/v1/usage-events`: sent once every stored event is durable. */
 export const ZUsageEventsResponse = z
@@ -63,12 +101,35 @@ export const ZUsageEventsResponse = z
       .number()
       .int()
       .meta({ description: 'Events refused: their id is stored with other fields.' }),
-    results: z
-      .array(z.object({ id: z.string(), outcome: z.enum(USAGE_EVENT_OUTCOMES) }))
-      .meta({ description: 'One entry per event, in request order.' }),
+    refused: z.number().int().meta({
+      description: 'Events refused for a reason of their own (see `results`), parked for an operator.',
+    }),
+    results: z.array(ZUsageEventResult).meta({ description: 'One entry per event, in request order.' }),
   })
   .meta({ id: 'UsageEventsResponse' });
 export type UsageEventsResponse = z.infer<typeof ZUsageEventsResponse>;
+
+/** One parked refused event (`GET /api/v1/usage-events/refused`). */
+export const ZUsageEventRefusal = z
+  .object({
+    id: z.string(),
+    reason: z.enum(USAGE_EVENT_REFUSAL_REASONS),
+    message: z.string(),
+    event: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'The event as posted; post it again once fixed.' }),
+    times: z.number().int().meta({ description: 'How often it was posted and refused.' }),
+    first_refused_at: ZIsoTimestamp,
+    last_refused_at: ZIsoTimestamp,
+  })
+  .meta({ id: 'UsageEventRefusal' });
+export type UsageEventRefusal = z.infer<typeof ZUsageEventRefusal>;
+
+/** `GET /api/v1/usage-events/refused`: newest first. */
+export const ZUsageEventRefusalsResponse = z
+  .object({ refusals: z.array(ZUsageEventRefusal) })
+  .meta({ id: 'UsageEventRefusalsResponse' });
+export type UsageEventRefusalsResponse = z.infer<typeof ZUsageEventRefusalsResponse>;
 
 /** One `v1.billing.meter.error_report_triggered` event as recorded. */
 export const ZMeterErrorReport = z
@@ -91,7 +152,7 @@ export const ZMeterErrorReportsResponse = z
   .meta({ id: 'MeterErrorReportsResponse' });
 export type MeterErrorReportsResponse = z.infer<typeof ZMeterErrorReportsResponse>;
 
-/** `GET /api/v1/usage-events/error-reports?limit=`: 1 to 100, default 20. */
+/** `GET /api/v1/usage-events/error-reports?limit=` (and `/refused`): 1 to 100, default 20. */
 export const ZMeterErrorReportsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });

@@ -21,6 +21,7 @@ const PAYMENT_OPERATIONS = [
   // Usage billing (issue 25, docs/billing.md).
   'post /api/v1/usage-events',
   'get /api/v1/usage-events/error-reports',
+  'get /api/v1/usage-events/refused',
   'post /webhooks/stripe/events',
 ];
 const GATEWAY_OPERATIONS = [

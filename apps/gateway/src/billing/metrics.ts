@@ -5,6 +5,7 @@ export type ShipperMetrics = {
   events: Counter<'outcome'>;
   skipped: Counter<'reason'>;
   conflicts: Counter;
+  refused: Counter<'reason'>;
   failures: Counter;
   lagSeconds: Gauge;
   lastShipped: Gauge;
@@ -29,6 +30,12 @@ export function createShipperMetrics(registry: Registry): ShipperMetrics {
     conflicts: new Counter({
       name: 'gateway_billing_event_conflicts_total',
       help: 'Usage events payment refused because their id holds other fields',
+      registers,
+    }),
+    refused: new Counter({
+      name: 'gateway_billing_events_refused_total',
+      help: 'Usage events payment refused and parked, by reason (unknown_meter, timestamp_too_old, timestamp_in_future, invalid_event)',
+      labelNames: ['reason'],
       registers,
     }),
     failures: new Counter({

@@ -51,6 +51,8 @@ function setup(rows: BillableRow[]) {
   };
   const received: UsageEvent[] = [];
   let failures = 0;
+  /** Values payment answers `refused` (as a payment with per-event answers does). */
+  const refuse = new Set<number>();
   const payment: UsageSink = {
     recordUsageEvents: async ({ events }) => {
       if (failures > 0) {
@@ -58,22 +60,30 @@ function setup(rows: BillableRow[]) {
         throw new Error('connect ECONNREFUSED');
       }
       const seen = new Set(received.map((e) => e.id));
-      received.push(...events.filter((e) => !seen.has(e.id)));
+      const refused = events.filter((e) => refuse.has(e.value));
+      const taken = events.filter((e) => !refuse.has(e.value));
+      received.push(...taken.filter((e) => !seen.has(e.id)));
       return {
-        stored: events.filter((e) => !seen.has(e.id)).length,
-        duplicates: events.filter((e) => seen.has(e.id)).length,
+        stored: taken.filter((e) => !seen.has(e.id)).length,
+        duplicates: taken.filter((e) => seen.has(e.id)).length,
         conflicts: 0,
-        results: [],
+        refused: refused.length,
+        results: events.map((e) =>
+          refuse.has(e.value)
+            ? { id: e.id, outcome: 'refused', reason: 'timestamp_in_future', message: 'ahead' }
+            : { id: e.id, outcome: seen.has(e.id) ? 'duplicate' : 'stored' },
+        ),
       };
     },
   };
   const { registry } = createHttpMetrics({ service: 'test' });
+  const logs = createMemoryDestination();
   const shipper = createUsageShipper({
     rules: RULES,
     feed,
     cursor,
     payment,
-    logger: createLogger({ service: 'test', destination: createMemoryDestination() }),
+    logger: createLogger({ service: 'test', destination: logs }),
     clock: () => Date.parse('2026-11-25T10:00:30.000Z'),
     metrics: createShipperMetrics(registry),
     batchSize: 2,
@@ -82,7 +92,7 @@ function setup(rows: BillableRow[]) {
     retryBaseMs: 5,
     retryMaxMs: 20,
   });
-  return { shipper, state, received, failNext: (n: number) => (failures = n), registry };
+  return { shipper, state, received, failNext: (n: number) => (failures = n), registry, refuse, logs };
 }
 
 describe('usage events of ledger records', () => {
@@ -113,6 +123,18 @@ describe('usage shipper', () => {
     while (await shipper.runOnce()) {}
     expect(received.map((e) => e.value)).toEqual([10, 30, 50]);
     expect(state.cursor).toBe(5n);
+  });
+
+  it('moves the cursor past an event payment refused inside a good batch, counted and logged', async () => {
+    const { shipper, state, received, refuse, registry, logs } = setup([row(1), row(2), row(3)]);
+    refuse.add(20);
+    while (await shipper.runOnce()) {}
+    expect(received.map((e) => e.value)).toEqual([10, 30]);
+    expect(state.cursor).toBe(3n);
+    expect(await registry.metrics()).toMatch(
+      /gateway_billing_events_refused_total\{[^}]*reason="timestamp_in_future"[^}]*\} 1\n/,
+    );
+    expect(logs.lines.some((l) => l.includes(row(2).id) && l.includes('timestamp_in_future'))).toBe(true);
   });
 
   it('keeps the cursor when payment fails, and resends the same batch after backoff', async () => {

@@ -36,7 +36,9 @@ export type UsageSink = {
     stored: number;
     duplicates: number;
     conflicts: number;
-    results: { id: string; outcome: string }[];
+    /** Absent from a payment that predates per-event refusals. */
+    refused?: number;
+    results: { id: string; outcome: string; reason?: string; message?: string }[];
   }>;
 };
 
@@ -132,6 +134,27 @@ export function createUsageShipper(opts: ShipperOptions): UsageShipper {
     opts.metrics.lagSeconds.set(lag);
   }
 
+  /**
+   * Events payment refused (unknown meter, timestamp out of range, invalid) are
+   * parked there for an operator (docs/billing.md, "Refused events"); the cursor
+   * moves past them like past the rest, so one bad record never stops billing.
+   */
+  function noteRefused(results: Awaited<ReturnType<UsageSink['recordUsageEvents']>>['results']): void {
+    const refused = results.filter((r) => r.outcome === 'refused');
+    if (refused.length === 0) return;
+    const byReason = new Map<string, number>();
+    for (const r of refused)
+      byReason.set(r.reason ?? 'unknown', (byReason.get(r.reason ?? 'unknown') ?? 0) + 1);
+    for (const [reason, n] of byReason) opts.metrics.refused.inc({ reason }, n);
+    log.error(
+      {
+        refused: refused.length,
+        events: refused.slice(0, 20).map((r) => ({ id: r.id, reason: r.reason, message: r.message })),
+      },
+      'payment refused usage events; parked there, cursor moves on',
+    );
+  }
+
   async function round(): Promise<boolean> {
     const at = await opts.cursor.acquire(owner, opts.leaseMs);
     if (!at) {
@@ -168,6 +191,7 @@ export function createUsageShipper(opts: ShipperOptions): UsageShipper {
         );
         opts.metrics.conflicts.inc(answer.conflicts);
       }
+      noteRefused(answer.results);
       opts.metrics.events.inc({ outcome: 'stored' }, answer.stored);
       opts.metrics.events.inc({ outcome: 'duplicate' }, answer.duplicates);
     }

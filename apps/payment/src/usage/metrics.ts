@@ -9,6 +9,8 @@ export type UsageMetrics = {
   sent(): void;
   failed(kind: SendFailureKind): void;
   errorReport(): void;
+  /** An event `POST /api/v1/usage-events` refused and parked. */
+  refused(reason: string): void;
   /** The outbox's current state, read from the database (shared by every process). */
   stats(): Promise<OutboxStats>;
 };
@@ -33,6 +35,12 @@ export function createUsageMetrics(registry: Registry, prisma: PrismaClient): Us
   const reports = new Counter({
     name: 'payment_meter_error_reports_total',
     help: 'Stripe meter error reports (v1.billing.meter.error_report_triggered) received',
+    registers: [registry],
+  });
+  const refused = new Counter({
+    name: 'payment_usage_events_refused_total',
+    help: 'Usage events refused at ingest and parked, by reason (GET /api/v1/usage-events/refused)',
+    labelNames: ['reason'] as const,
     registers: [registry],
   });
   // The gauges read a snapshot at most a second old, refreshed once per scrape and waited
@@ -90,6 +98,7 @@ export function createUsageMetrics(registry: Registry, prisma: PrismaClient): Us
     sent: () => sent.inc(),
     failed: (kind) => failures.inc({ kind }),
     errorReport: () => reports.inc(),
+    refused: (reason) => refused.inc({ reason }),
     stats: () => readOutboxStats(prisma),
   };
 }

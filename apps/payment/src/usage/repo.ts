@@ -16,16 +16,24 @@ export type ClaimedEvent = OutboxEvent & { attempts: number };
 /**
  * Inserts the events whose id is new, in one statement (`ON CONFLICT DO
  * NOTHING`, so concurrent sends of one id insert it once), and returns the
- * ids this call inserted. The statement commits before it returns.
+ * ids this call inserted. The statement commits before it returns. An event
+ * stamped ahead of `now` (a caller's clock running fast) is not due before
+ * Stripe takes its timestamp (at most 5 minutes ahead; 4 keeps a margin).
  */
-export async function insertNewEvents(prisma: PrismaClient, events: OutboxEvent[]): Promise<Set<string>> {
+export async function insertNewEvents(
+  prisma: PrismaClient,
+  events: OutboxEvent[],
+  now: Date,
+): Promise<Set<string>> {
   if (events.length === 0) return new Set();
   const rows = await prisma.$queryRaw<Array<{ id: string }>>`
-    INSERT INTO usage_events (id, user_id, meter, event_name, value, occurred_at)
-    SELECT * FROM unnest(
+    INSERT INTO usage_events (id, user_id, meter, event_name, value, occurred_at, next_attempt_at)
+    SELECT e.*, GREATEST(${now}::timestamptz, e.occurred_at - make_interval(mins => 4))
+    FROM unnest(
       ${events.map((e) => e.id)}::text[], ${events.map((e) => e.userId)}::text[],
       ${events.map((e) => e.meter)}::text[], ${events.map((e) => e.eventName)}::text[],
       ${events.map((e) => e.value)}::int[], ${events.map((e) => e.occurredAt.toISOString())}::timestamptz[])
+      AS e(id, user_id, meter, event_name, value, occurred_at)
     ON CONFLICT (id) DO NOTHING
     RETURNING id`;
   return new Set(rows.map((row) => row.id));

@@ -1,4 +1,4 @@
-import { MAX_USAGE_EVENTS_PER_BATCH, ZMeterErrorReportsQuery, ZUsageEventsRequest } from '@platform/contract';
+import { MAX_USAGE_EVENTS_PER_BATCH, ZMeterErrorReportsQuery, ZUsageEventsBatch } from '@platform/contract';
 import { AppError } from '@platform/errors';
 import { jsonBody, parseRequestPart } from '@platform/service-kit';
 import express, { Router } from 'express';
@@ -6,19 +6,24 @@ import type { PaymentEnv } from '../env';
 import type { ErrorReportDeps } from './error-reports';
 import { handleThinEvent, listMeterErrorReports } from './error-reports';
 import { type RecordUsageDeps, recordUsageEvents } from './record-usage';
+import { listRefusals } from './refusals-repo';
 
 /** A full batch of 1,000 events with long user ids stays well under this. */
 const USAGE_BODY_LIMIT = `${Math.ceil((MAX_USAGE_EVENTS_PER_BATCH * 600) / 1024)}kb`;
 
 /**
- * `POST /usage-events` and `GET /usage-events/error-reports` under /api/v1.
+ * `POST /usage-events`, `GET /usage-events/refused` and `GET /usage-events/error-reports` under /api/v1.
  * Mounted before the API's general body parser: a batch needs a larger limit.
  */
 export function createUsageRouter(deps: RecordUsageDeps): Router {
   const router = Router();
   router.post('/usage-events', jsonBody(USAGE_BODY_LIMIT), async (req, res) => {
-    const body = parseRequestPart(ZUsageEventsRequest, req.body);
+    const body = parseRequestPart(ZUsageEventsBatch, req.body);
     res.json(await recordUsageEvents(deps, body));
+  });
+  router.get('/usage-events/refused', async (req, res) => {
+    const { limit } = parseRequestPart(ZMeterErrorReportsQuery, req.query);
+    res.json({ refusals: await listRefusals(deps.prisma, limit) });
   });
   router.get('/usage-events/error-reports', async (req, res) => {
     const { limit } = parseRequestPart(ZMeterErrorReportsQuery, req.query);

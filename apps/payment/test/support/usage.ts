@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createHttpMetrics } from '@platform/logging';
+import { createHttpMetrics, createLogger, createMemoryDestination } from '@platform/logging';
 import request from 'supertest';
+import type { PrismaClient } from '../../src/generated/prisma/client';
+import type { MeterConfig } from '../../src/usage/meters';
 import { createUsageMetrics } from '../../src/usage/metrics';
+import type { RecordUsageDeps } from '../../src/usage/record-usage';
 import { startUsageSender, type UsageSender } from '../../src/usage/sender';
 import type { Target } from './endpoints';
 import { API_KEY, type Harness } from './harness';
@@ -43,6 +46,18 @@ export function startTestSender(h: Harness, env: Record<string, string> = {}): U
       deps.prisma,
     ),
   });
+}
+
+/** What `recordUsageEvents` needs, for a test that stores events without an app. */
+export function recordDeps(prisma: PrismaClient, meters: MeterConfig | undefined): RecordUsageDeps {
+  return {
+    prisma,
+    now: () => new Date(),
+    meters,
+    logger: createLogger({ service: 'payment', destination: createMemoryDestination() }),
+    env: { PAYMENT_USAGE_MAX_CLOCK_SKEW_SECONDS: 600 },
+    metrics: { refused: () => undefined },
+  };
 }
 
 /** Waits until `check` holds, polling; fails after `timeoutMs`. */
