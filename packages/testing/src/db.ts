@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { applyMigrations, type Database, loadPristineSnapshot, openDatabase } from '@platform/db';
 import pg from 'pg';
+import { testServerUrls } from './servers/env';
 
 /** A migrated database owned by one test file or test; drop() removes it. */
 export type TestDatabase = {
@@ -81,7 +82,7 @@ async function createPostgresDatabase(serverUrl: string, migrationsDir: string):
  * TEST_DATABASE_URL server, or an in-memory PGlite. Test files can run in parallel.
  */
 export async function createTestDatabase(options: CreateTestDatabaseOptions): Promise<TestDatabase> {
-  const serverUrl = options.serverUrl === undefined ? process.env.TEST_DATABASE_URL : options.serverUrl;
+  const serverUrl = options.serverUrl === undefined ? testServerUrls().databaseUrl : options.serverUrl;
   if (serverUrl) return createPostgresDatabase(serverUrl, options.migrationsDir);
   const db = await openDatabase({ snapshot: await loadMigratedSnapshot(options.migrationsDir) });
   // Verifies the snapshot's history against the folder; applies nothing.

@@ -6,13 +6,15 @@ import {
   type KeyValueStore,
   type RedisKeyValueStore,
 } from '@platform/db';
+import { testServerUrls } from './servers/env';
 
 export type CreateTestKvOptions = {
   /** Redis server; default TEST_REDIS_URL. Without one, or with '', the in-memory store. */
   url?: string;
   /**
    * Bound on each Redis command. Default: the product's (fast 503s) when `url` names a
-   * server of the test's own (fault tests stop it), 5 s on the shared TEST_REDIS_URL, so
+   * server of the test's own (fault tests stop it), 5 s on the shared TEST_REDIS_URL
+   * (whether given as `url` or by default), so
    * a CPU-starved CI machine slows a test down instead of failing it.
    */
   commandTimeoutMs?: number;
@@ -23,9 +25,10 @@ export type CreateTestKvOptions = {
  * close() also deletes every key it wrote), else in memory.
  */
 export function createTestKv(options: CreateTestKvOptions = {}): KeyValueStore | RedisKeyValueStore {
-  const url = options.url === undefined ? process.env.TEST_REDIS_URL : options.url;
+  const shared = testServerUrls().redisUrl;
+  const url = options.url === undefined ? shared : options.url;
   if (!url) return createMemoryStore();
-  const commandTimeoutMs = options.commandTimeoutMs ?? (options.url === undefined ? 5_000 : undefined);
+  const commandTimeoutMs = options.commandTimeoutMs ?? (url === shared ? 5_000 : undefined);
   const store = createRedisStore({
     url,
     keyPrefix: `test:${randomBytes(8).toString('hex')}:`,

@@ -6,9 +6,9 @@ import {
   reportFaultFigures,
   unexpectedAnswers,
 } from './fault-load';
-import { type PrivateServer, startPrivatePostgres, startPrivateRedis } from './private-servers';
+import { missingOf, type Need, needPostgres, needRedis, type PrivateServer, startAll } from './servers';
 
-/** A private Redis and Postgres that one fault test file owns (see private-servers.ts). */
+/** A private Redis and Postgres that one fault test file owns (see servers/private-server.ts). */
 export type PrivateStorage = {
   redis: PrivateServer;
   postgres: PrivateServer;
@@ -18,8 +18,29 @@ export type PrivateStorage = {
   close(closeApp: () => Promise<void>): Promise<void>;
 };
 
-export async function startPrivateStorage(): Promise<PrivateStorage> {
-  const [redis, postgres] = await Promise.all([startPrivateRedis(), startPrivatePostgres()]);
+/**
+ * A private Redis and Postgres for a fault test, even when TEST_* servers are
+ * set (it stops them): use in a block from describeWith(needPrivateStorage()),
+ * which skips in one line where redis-server or initdb is missing.
+ */
+export function needPrivateStorage(): Need<PrivateStorage> {
+  const needs = [needRedis({ private: true }), needPostgres({ private: true })];
+  return {
+    kind: 'a private Redis and Postgres',
+    missing: missingOf(needs),
+    async start() {
+      const [redis, postgres] = (await startAll(needs)) as [PrivateServer, PrivateServer];
+      return privateStorageOf(redis, postgres);
+    },
+  };
+}
+
+/** needPrivateStorage().start(); use it inside a block from describeWith(needPrivateStorage()). */
+export function startPrivateStorage(): Promise<PrivateStorage> {
+  return needPrivateStorage().start();
+}
+
+function privateStorageOf(redis: PrivateServer, postgres: PrivateServer): PrivateStorage {
   return {
     redis,
     postgres,

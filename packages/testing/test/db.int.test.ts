@@ -1,19 +1,12 @@
 import path from 'node:path';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../src/db';
-import { describeWithSharedServers, type SharedServers, startSharedServers } from '../src/private-servers';
+import { perTestFile } from '../src/per-file';
+import { describeWith, needPostgres } from '../src/servers';
 
 const migrationsDir = path.resolve(__dirname, '../../../apps/payment/prisma/migrations');
 // Postgres: TEST_DATABASE_URL (CI), else a private server for this file, else one skip line.
-const describeWithServers = describeWithSharedServers(
-  'the Postgres test databases (packages/testing/test/db.int.test.ts)',
-);
-let servers: SharedServers | undefined;
-let serverUrl = '';
-const kinds: { kind: string; serverUrl: () => string | null }[] = [
-  { kind: 'pglite', serverUrl: () => null },
-  { kind: 'postgres', serverUrl: () => serverUrl },
-];
+const postgres = needPostgres();
 
 async function tableNames(test: TestDatabase): Promise<string[]> {
   const rows = await test.db.query<{ name: string }>(
@@ -22,14 +15,12 @@ async function tableNames(test: TestDatabase): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
-describeWithServers('on Postgres and PGlite', () => {
-  beforeAll(async () => {
-    servers = await startSharedServers();
-    serverUrl = servers.databaseUrl;
-  }, 120_000);
-  afterAll(async () => {
-    await servers?.close();
-  });
+describeWith(postgres)('on Postgres and PGlite', () => {
+  const server = perTestFile(postgres.start);
+  const kinds: { kind: string; serverUrl: () => string | null }[] = [
+    { kind: 'pglite', serverUrl: () => null },
+    { kind: 'postgres', serverUrl: () => server.url },
+  ];
 
   describe.each(kinds)('createTestDatabase on $kind', ({ kind, serverUrl: serverOf }) => {
     it('gives each caller its own migrated database', async () => {
@@ -54,7 +45,7 @@ describeWithServers('on Postgres and PGlite', () => {
   });
 
   it('a Postgres test database is reachable by its url and gone after drop', async () => {
-    const test = await createTestDatabase({ migrationsDir, serverUrl });
+    const test = await createTestDatabase({ migrationsDir, serverUrl: server.url });
     const name = new URL(test.url!).pathname.slice(1);
     expect(name).toMatch(/^t_[0-9a-f]{16}$/);
     const client = new pg.Client({ connectionString: test.url });
@@ -63,7 +54,7 @@ describeWithServers('on Postgres and PGlite', () => {
     await client.connect();
     expect((await client.query('SELECT count(*)::int AS n FROM customers')).rows).toEqual([{ n: 0 }]);
     await test.drop();
-    const admin = new pg.Client({ connectionString: serverUrl });
+    const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
     try {
       expect((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rows).toEqual([]);

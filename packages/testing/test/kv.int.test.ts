@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { createTestKv } from '../src/kv';
-import { describeUnless, onPath, type PrivateServer, startPrivateRedis } from '../src/private-servers';
+import { perTestFile } from '../src/per-file';
+import { describeWith, needRedis } from '../src/servers';
 
 it('without a Redis URL the test store is in memory', async () => {
   const kv = createTestKv({ url: '' });
@@ -11,29 +12,15 @@ it('without a Redis URL the test store is in memory', async () => {
 });
 
 // Redis: TEST_REDIS_URL (CI), else a private redis-server for this file, else one skip line.
-const describeWithRedis = describeUnless(
-  process.env.TEST_REDIS_URL || onPath('redis-server') ? undefined : 'needs TEST_REDIS_URL or redis-server',
-  'the Redis test store (packages/testing/test/kv.int.test.ts)',
-);
+const redis = needRedis();
 
-describeWithRedis('on Redis', () => {
-  let privateRedis: PrivateServer | undefined;
-  let redisUrl = '';
-  beforeAll(async () => {
-    if (process.env.TEST_REDIS_URL) redisUrl = process.env.TEST_REDIS_URL;
-    else {
-      privateRedis = await startPrivateRedis();
-      redisUrl = privateRedis.url;
-    }
-  });
-  afterAll(async () => {
-    await privateRedis?.close();
-  });
+describeWith(redis)('on Redis', () => {
+  const server = perTestFile(redis.start);
 
   it('each test store has its own prefix and close() deletes its keys', async () => {
-    const a = createTestKv({ url: redisUrl });
-    const b = createTestKv({ url: redisUrl });
-    const admin = new Redis(redisUrl);
+    const a = createTestKv({ url: server.url });
+    const b = createTestKv({ url: server.url });
+    const admin = new Redis(server.url);
     try {
       expect(a.kind).toBe('redis');
       await a.set('shared-name', 'from a');

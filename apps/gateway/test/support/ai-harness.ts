@@ -263,11 +263,15 @@ export type AiTestState = { h: AiHarness; caller: TestCaller; url: string };
 export function useAiHarness(
   env: Record<string, string> | (() => Record<string, string>),
   use: (state: AiTestState) => void,
-  opts: { listen?: boolean } = {},
+  opts: {
+    listen?: boolean;
+    /** Servers to run on instead of the defaults, read when the harness starts (e.g. a need's server). */
+    storage?: () => Partial<PrivateStorage['urls']>;
+  } = {},
 ): void {
   let state: AiTestState | undefined;
   beforeAll(async () => {
-    const h = await startAiHarness(typeof env === 'function' ? env() : env);
+    const h = await startAiHarness(typeof env === 'function' ? env() : env, opts.storage?.());
     state = { h, url: opts.listen ? (await h.listen()).url : '', caller: undefined as unknown as TestCaller };
     use(state);
   });

@@ -1,0 +1,15 @@
+export { testServerUrls } from './env';
+export { describeUnless, describeWith, missingOf, type Need, type TestServer } from './need';
+export { hasPostgresServer, type NeedPostgresOptions, needPostgres, startPrivatePostgres } from './postgres';
+export type { PrivateServer } from './private-server';
+export { freePort, onPath } from './process';
+export { type NeedRedisOptions, needRedis, startPrivateRedis } from './redis';
+export {
+  describeWithSharedServers,
+  needSharedServers,
+  type SharedServers,
+  sharedServersMissing,
+  startAll,
+  startSharedServers,
+} from './shared';
+export { needChromium, needNginx } from './tools';

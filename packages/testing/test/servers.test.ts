@@ -1,0 +1,109 @@
+import { describeWith, needChromium, needPostgres, needRedis } from '../src/servers';
+
+/** Runs `fn` with these environment variables set (undefined: unset), then restores them. */
+function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T): T {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  const apply = (v: Record<string, string | undefined>) => {
+    for (const [k, value] of Object.entries(v)) {
+      if (value === undefined) delete process.env[k];
+      else process.env[k] = value;
+    }
+  };
+  apply(vars);
+  try {
+    return fn();
+  } finally {
+    apply(saved);
+  }
+}
+
+/** No TEST_* servers and no server binaries: PATH is empty, Debian's versioned folders aside. */
+const BARE = { TEST_REDIS_URL: undefined, TEST_DATABASE_URL: undefined, PATH: '', CI: undefined };
+
+describe('a need the machine lacks', () => {
+  it('names what to set or install, for the shared and the private kind', () => {
+    withEnv(BARE, () => {
+      expect(needRedis().missing).toBe('set TEST_REDIS_URL, or install redis-server to let it start its own');
+      expect(needRedis({ private: true }).missing).toMatch(/^install redis-server/);
+    });
+  });
+
+  it('skips the block after ONE line on stderr naming the test and what it needs', () => {
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const chosen = withEnv(BARE, () => describeWith('the x test (x.int.test.ts)', needRedis()));
+      expect(chosen).toBe(describe.skip);
+      expect(write.mock.calls).toEqual([
+        [
+          'skipped: the x test (x.int.test.ts) needs Redis (set TEST_REDIS_URL, or install redis-server to let it start its own)\n',
+        ],
+      ]);
+    } finally {
+      write.mockRestore();
+    }
+  });
+
+  it('names the test file when no name is given, and every need it lacks', () => {
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      withEnv({ ...BARE, CHROMIUM_PATH: '/nonexistent/chromium' }, () =>
+        describeWith(needRedis(), needChromium()),
+      );
+      expect(write).toHaveBeenCalledTimes(1);
+      expect(String(write.mock.calls[0]?.[0])).toMatch(
+        /^skipped: packages\/testing\/test\/servers\.test\.ts needs Redis \(.*\) and Chromium \(apt-get install -y chromium .*\/nonexistent\/chromium\)\n$/,
+      );
+    } finally {
+      write.mockRestore();
+    }
+  });
+
+  it('fails the file under CI instead of skipping it', () => {
+    withEnv({ ...BARE, CI: 'true' }, () => {
+      expect(() => describeWith('the x test', needRedis())).toThrow(
+        'the x test needs Redis (set TEST_REDIS_URL, or install redis-server to let it start its own) (under CI nothing may be skipped)',
+      );
+    });
+  });
+
+  it('never starts: start() fails naming the missing binary', async () => {
+    const need = withEnv({ CHROMIUM_PATH: '/nonexistent/chromium' }, () => needChromium());
+    await expect(need.start()).rejects.toThrow('Chromium is missing');
+  });
+});
+
+describe('a TEST_* server', () => {
+  it('is used as given, shared, and never stopped by the test', async () => {
+    const env = {
+      TEST_REDIS_URL: 'redis://127.0.0.1:1/3',
+      TEST_DATABASE_URL: 'postgresql://u@127.0.0.1:1/x',
+      PATH: '',
+    };
+    const [redis, postgres] = withEnv(env, () => [needRedis(), needPostgres()]);
+    expect(redis?.missing).toBeUndefined();
+    expect(postgres?.missing).toBeUndefined();
+    const [r, p] = await Promise.all([redis!.start(), postgres!.start()]);
+    expect(r).toMatchObject({ url: env.TEST_REDIS_URL, shared: true });
+    expect(p).toMatchObject({ url: env.TEST_DATABASE_URL, shared: true });
+    await expect(r.close()).resolves.toBeUndefined();
+  });
+
+  it('is not what a fault test gets: it needs a server of its own to stop', () => {
+    withEnv({ TEST_REDIS_URL: 'redis://127.0.0.1:1/3', PATH: '' }, () => {
+      expect(needRedis({ private: true }).missing).toMatch(/^install redis-server/);
+    });
+  });
+
+  it('with it the block runs, and nothing is printed', () => {
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const chosen = withEnv({ TEST_REDIS_URL: 'redis://127.0.0.1:1/3', PATH: '' }, () =>
+        describeWith('the x test', needRedis()),
+      );
+      expect(chosen).toBe(describe);
+      expect(write).not.toHaveBeenCalled();
+    } finally {
+      write.mockRestore();
+    }
+  });
+});
