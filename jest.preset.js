@@ -9,6 +9,13 @@ module.exports = {
     '^.+\\.(t|j)sx?$': ['@swc/jest'],
     '^.+\\.[cm]js$': ['@swc/jest'],
   },
+  // eventsource and eventsource-parser (under the MCP SDK) export their TypeScript source under
+  // the `source` condition, with imports Jest cannot resolve: load their CommonJS builds.
+  moduleNameMapper: {
+    '^eventsource$': require.resolve('eventsource'),
+    '^eventsource-parser$': require.resolve('eventsource-parser'),
+    '^eventsource-parser/stream$': require.resolve('eventsource-parser/stream'),
+  },
   transformIgnorePatterns: ['/node_modules/(?!(@electric-sql|jose|@prisma/schema-engine-wasm)/)'],
   // Per test and hook. Generous on purpose: on a shared 2-core machine under load a
   // harness start (database, migrations, servers) took over 30 s and failed whole

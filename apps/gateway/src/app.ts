@@ -20,6 +20,7 @@ import { createBudgetRouter } from './budgets/routes';
 import { createConsoleRouter } from './console/routes';
 import { type GatewayDeps, SERVICE_NAME } from './deps';
 import { corsPolicy } from './http/cors';
+import { createMcpRouter } from './mcp/routes';
 import { createMessagesRouter } from './openai-compat/messages/routes';
 import { createOpenAiCompatRouter } from './openai-compat/routes';
 import { createProviderKeyRouter } from './provider-keys/routes';
@@ -37,6 +38,9 @@ export { SERVICE_NAME } from './deps';
  * answer, with room for JSON escaping and the envelope; beyond it -> 413.
  */
 export const AI_BODY_LIMIT = '10mb';
+
+/** Largest MCP message a client may send (tool arguments included). */
+export const MCP_BODY_LIMIT = '4mb';
 
 /**
  * Mounts the gateway's routes on the deps main.ts (or a test) built. Every
@@ -80,6 +84,9 @@ export function createApp(deps: GatewayDeps): Express {
       logger,
     }),
   );
+
+  // The MCP gateway: MCP clients send the key as `Authorization: Bearer` (or x-api-key).
+  app.use(createMcpRouter(deps.mcp.sessions, { auth: bearerKey, json: jsonBody(MCP_BODY_LIMIT) }));
 
   const readiness = storageReadiness({ queryDatabase: () => prisma.$queryRaw`SELECT 1`, kv });
   // Without SMTP sign-in links cannot go out, but keys, sessions and AI calls still work.

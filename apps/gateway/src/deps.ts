@@ -18,6 +18,9 @@ import { type Clock, systemClock } from './clock';
 import type { GatewayEnv } from './env';
 import type { PrismaClient } from './generated/prisma/client';
 import { createMailer, type Mailer } from './mail';
+import { loadMcpConfig } from './mcp/config';
+import { createMcpGateway, type McpGateway } from './mcp/gateway';
+import { DEFAULT_POLICY } from './mcp/policy';
 import { parseMasterKeys } from './provider-keys/crypto';
 import type { ProviderKeyDeps } from './provider-keys/deps';
 import { createStoredKeyCache } from './provider-keys/stored-key-cache';
@@ -54,6 +57,8 @@ export type GatewayDeps = AuthDeps &
     /** Usage shipping to payment and paid lanes (docs/billing.md). */
     billing: Billing;
     budgets: Budgets;
+    /** The MCP gateway (POST /mcp): servers of MCP_CONFIG, client sessions, tool governance. */
+    mcp: McpGateway;
     /** Stops the retention job. */
     stopRetention: () => void;
   };
@@ -169,6 +174,17 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     budgets,
     laneAccess: billing.access,
   });
+  const mcp = createMcpGateway({
+    config: loadMcpConfig(env.MCP_CONFIG),
+    kv,
+    ledger,
+    budgets,
+    currency: env.AI_COST_CURRENCY,
+    clock,
+    logger,
+    registry: metrics.registry,
+    policyOf: async () => DEFAULT_POLICY,
+  });
   return {
     ...base,
     clock,
@@ -182,6 +198,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     ledger,
     budgets,
     billing,
+    mcp,
     stopRetention: retention.stop,
   };
 }
@@ -194,6 +211,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
  */
 export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
   deps.stopRetention();
+  await deps.mcp.close();
   await deps.billing.close();
   await deps.ledger.close();
   await deps.apiKeys.close();

@@ -88,6 +88,8 @@ export const ZGatewayEnv = z
     AI_ALLOWED_LANES: envFields.list().default(['free', 'standard', 'premium']),
     /** Path of a JSON lanes config; unset -> the built-in default. */
     AI_LANES_CONFIG: z.string().optional(),
+    /** Path of the JSON MCP gateway config (servers, limits; docs/mcp.md); unset -> no MCP servers. */
+    MCP_CONFIG: z.string().optional(),
     /** Time allowed until a provider starts answering. */
     AI_UPSTREAM_TIMEOUT_MS: envFields.positiveInt(60_000),
     /** Time allowed for a whole AI request across its fallback chain; then 504 (the spec's 60 s provider time-out). */

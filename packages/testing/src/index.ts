@@ -6,6 +6,7 @@ export * from './fault-load';
 export * from './fuzz';
 export * from './http-server';
 export * from './kv';
+export * from './mcp-servers';
 export * from './openai-fake';
 export { perTestFile } from './per-file';
 export { type PromFamily, type PromMetric, parsePrometheusText } from './prometheus';

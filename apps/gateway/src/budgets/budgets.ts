@@ -35,6 +35,11 @@ export type BudgetRequest = {
   completionTokens: number;
   /** The dearest price among the targets that may answer; undefined -> cost 0. */
   price: ModelPrice | undefined;
+  /**
+   * A cost per call on top of the tokens' (an MCP tool call's price), in
+   * micro-units. A request with only this cost is admitted whole or refused.
+   */
+  fixedCostMicros?: number;
 };
 
 /** The actual use of a request, once known. */
@@ -192,11 +197,14 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
       const rules = await userRules(req.userId);
       const at = now();
       const needTokens = req.promptTokens + req.completionTokens;
-      const needCost = costMicros(req.price, {
-        promptTokens: req.promptTokens,
-        completionTokens: req.completionTokens,
-        cachedTokens: 0,
-      });
+      const fixedCost = req.fixedCostMicros ?? 0;
+      const needCost =
+        fixedCost +
+        costMicros(req.price, {
+          promptTokens: req.promptTokens,
+          completionTokens: req.completionTokens,
+          cachedTokens: 0,
+        });
       const ids = idsOf(rules, req);
       const windows = { daily: windowOf('daily', at), monthly: windowOf('monthly', at) };
       const claims: CounterClaim[] = ids.map((id) => {
@@ -211,7 +219,12 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
       // Admitted only if what is left holds the prompt and one completion
       // token: a request admitted at the edge is capped to what is left, so
       // with honest estimates what it is served never passes the budget.
-      const minPpm = needTokens > 0 ? Math.floor(((req.promptTokens + 1) * 1_000_000) / needTokens) : 0;
+      const minPpm =
+        needTokens > 0
+          ? Math.floor(((req.promptTokens + 1) * 1_000_000) / needTokens)
+          : fixedCost > 0
+            ? 1_000_000
+            : 0;
       const result = await opts.store.reserve(claims, minPpm, gate);
       if (!result.ok && 'gate' in result) throw new GateRefusedError(result.gate);
       if (!result.ok) {
