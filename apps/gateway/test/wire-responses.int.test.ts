@@ -205,7 +205,7 @@ describe('POST /v1/responses with the openai SDK', () => {
     ]);
   });
 
-  it('refuses previous_response_id and store: true with 400 unsupported_parameter', async () => {
+  it('refuses previous_response_id with 400 unsupported_parameter', async () => {
     const chained = await errorOf(
       sdk().responses.create({ model: 'standard', input: 'hi', previous_response_id: 'resp_123' }),
     );
@@ -213,10 +213,6 @@ describe('POST /v1/responses with the openai SDK', () => {
     expect(chained.code).toBe('unsupported_parameter');
     expect(chained.param).toBe('previous_response_id');
     expect(chained.message).toContain('previous_response_id is not supported');
-
-    const stored = await errorOf(sdk().responses.create({ model: 'standard', input: 'hi', store: true }));
-    expect(stored.status).toBe(400);
-    expect(stored.param).toBe('store');
     expect(h.openaiRequests()).toHaveLength(0);
   });
 
@@ -369,16 +365,21 @@ describe('an Anthropic target behind /v1/chat/completions', () => {
     ]);
   });
 
-  it('refuses seed, which Anthropic has no equivalent for, naming it', async () => {
-    const err = await errorOf(
-      sdk().chat.completions.create({
+  it('drops seed and logprobs, which Anthropic has no equivalent for, naming them', async () => {
+    const { response } = await sdk()
+      .chat.completions.create({
         model: 'claude',
         seed: 1,
+        logprobs: true,
+        parallel_tool_calls: false,
+        tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
         messages: [{ role: 'user', content: 'hi' }],
-      }),
-    );
-    expect(err.status).toBe(400);
-    expect(err.param).toBe('seed');
-    expect(h.anthropicRequests()).toHaveLength(0);
+      })
+      .withResponse();
+    expect(response.headers.get('x-gateway-dropped-params')).toBe('seed,logprobs');
+    const [sent] = h.anthropicRequests();
+    expect(sent?.body).not.toHaveProperty('seed');
+    // parallel_tool_calls: false has an equivalent.
+    expect(sent?.body).toMatchObject({ tool_choice: { type: 'auto', disable_parallel_tool_use: true } });
   });
 });

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
-/** `POST /v1/embeddings`: one string or up to 2048 strings, OpenAI's format. */
+/** `POST /v1/embeddings`: one string or up to 2048 strings, OpenAI's format; other fields are passed on (field policy). */
 export const ZEmbeddingsRequest = z
-  .strictObject({
+  .looseObject({
     model: z.string().min(1).max(512).meta({ example: 'standard/text-embedding-3-small' }),
     input: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(2048)]),
     encoding_format: z.enum(['float', 'base64']).optional(),

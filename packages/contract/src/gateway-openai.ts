@@ -1,41 +1,13 @@
 import { z } from 'zod';
 import { TOKEN_COUNT_FIELDS } from './gateway-common';
 
-/**
- * Request parameters of `POST /v1/chat/completions` that are passed to the
- * provider as sent. A provider listed as refusing one (lanes config
- * `providers.<name>.unsupported_params`) is skipped for requests that use it.
- */
-export const OPENAI_PASSTHROUGH_PARAMS = [
-  'temperature',
-  'top_p',
-  'max_tokens',
-  'max_completion_tokens',
-  'stop',
-  'seed',
-  'user',
-  'response_format',
-  'tools',
-  'tool_choice',
-] as const;
-export type OpenAiPassthroughParam = (typeof OPENAI_PASSTHROUGH_PARAMS)[number];
-
-/** Every top-level field the endpoint understands; anything else is 400 `unsupported_parameter`. */
-export const OPENAI_REQUEST_FIELDS: readonly string[] = [
-  'model',
-  'messages',
-  'stream',
-  'stream_options',
-  'n',
-  ...OPENAI_PASSTHROUGH_PARAMS,
-];
-
 /** The `X-Project-Id` value used when the header is absent. */
 export const OPENAI_DEFAULT_PROJECT_ID = 'default';
 
-const ZTextPart = z.object({ type: z.literal('text'), text: z.string() });
-/** Plain text, or OpenAI's array of text parts (other part types are not accepted). */
-const ZContent = z.union([z.string(), z.array(ZTextPart)]);
+/** A content part: text, image, audio, file, ... (only `text` parts count towards the size rules). */
+const ZContentPart = z.looseObject({ type: z.string().max(64), text: z.string().optional() });
+/** Plain text, or OpenAI's array of content parts. */
+const ZContent = z.union([z.string(), z.array(ZContentPart).max(4096)]);
 const ZToolCall = z.looseObject({
   id: z.string(),
   type: z.literal('function'),
@@ -43,20 +15,25 @@ const ZToolCall = z.looseObject({
 });
 const ZName = z.string().max(256).optional();
 
-/** One message in OpenAI's format: system, developer, user, assistant (may carry tool calls) or tool. */
+/**
+ * One message in OpenAI's format: system, developer, user, assistant (may
+ * carry tool calls), tool or the deprecated function. Fields not named here
+ * (`audio`, `function_call`, ...) are kept and passed on.
+ */
 export const ZOpenAiMessage = z
   .discriminatedUnion('role', [
-    z.object({ role: z.literal('system'), content: ZContent, name: ZName }),
-    z.object({ role: z.literal('developer'), content: ZContent, name: ZName }),
-    z.object({ role: z.literal('user'), content: ZContent, name: ZName }),
-    z.object({
+    z.looseObject({ role: z.literal('system'), content: ZContent, name: ZName }),
+    z.looseObject({ role: z.literal('developer'), content: ZContent, name: ZName }),
+    z.looseObject({ role: z.literal('user'), content: ZContent, name: ZName }),
+    z.looseObject({
       role: z.literal('assistant'),
       content: ZContent.nullable().optional(),
       name: ZName,
       refusal: z.string().nullable().optional(),
       tool_calls: z.array(ZToolCall).max(128).optional(),
     }),
-    z.object({ role: z.literal('tool'), content: ZContent, tool_call_id: z.string().max(256) }),
+    z.looseObject({ role: z.literal('tool'), content: ZContent, tool_call_id: z.string().max(256) }),
+    z.looseObject({ role: z.literal('function'), content: z.string().nullable(), name: z.string().max(256) }),
   ])
   .meta({ id: 'OpenAiMessage' });
 export type OpenAiMessage = z.infer<typeof ZOpenAiMessage>;
@@ -67,10 +44,11 @@ const ZMaxTokens = z.number().int().positive().nullable().optional();
  * `POST /v1/chat/completions`, OpenAI's request format. `model` is a lane
  * (`free`) or a lane and one of its models (`free/llama-3.3-70b-versatile`).
  * The native chat rules (message count and sizes, max_tokens, temperature)
- * apply on top; `null` means the same as an absent field.
+ * apply on top; `null` means the same as an absent field. Fields not named
+ * here are accepted and passed on (the field policy).
  */
 export const ZOpenAiChatRequest = z
-  .object({
+  .looseObject({
     model: z.string().min(1).max(512).meta({
       description: 'A lane (its default model, with fallback along the lane) or `<lane>/<model>`.',
       example: 'free',
@@ -78,7 +56,7 @@ export const ZOpenAiChatRequest = z
     messages: z.array(ZOpenAiMessage),
     stream: z.boolean().nullable().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
-    n: z.number().int().min(1).max(1).nullable().optional().meta({ description: 'Only 1 is supported.' }),
+    n: z.number().int().min(1).max(128).nullable().optional(),
     temperature: z.number().nullable().optional().meta({ description: '0 to 2.' }),
     top_p: z.number().min(0).max(1).nullable().optional(),
     max_tokens: ZMaxTokens.meta({ description: 'At most 131072.' }),
@@ -88,21 +66,35 @@ export const ZOpenAiChatRequest = z
       .nullable()
       .optional(),
     seed: z.number().int().nullable().optional(),
-    user: z.string().max(256).optional(),
-    response_format: z.looseObject({ type: z.enum(['text', 'json_object', 'json_schema']) }).optional(),
+    user: z.string().max(256).nullable().optional(),
+    response_format: z
+      .looseObject({ type: z.enum(['text', 'json_object', 'json_schema']) })
+      .nullable()
+      .optional(),
     tools: z
       .array(z.looseObject({ type: z.string(), function: z.looseObject({ name: z.string() }).optional() }))
       .max(128)
+      .nullable()
       .optional(),
     tool_choice: z
       .union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.string() })])
+      .nullable()
       .optional(),
   })
   .meta({ id: 'OpenAiChatRequest' });
 export type OpenAiChatRequest = z.infer<typeof ZOpenAiChatRequest>;
 
-/** OpenAI's token counts. */
-export const ZOpenAiUsage = z.object(TOKEN_COUNT_FIELDS).meta({ id: 'OpenAiUsage' });
+/**
+ * OpenAI's token counts; the details as the provider reported them (cached
+ * prompt tokens, reasoning tokens), absent when it reported none.
+ */
+export const ZOpenAiUsage = z
+  .object({
+    ...TOKEN_COUNT_FIELDS,
+    prompt_tokens_details: z.looseObject({ cached_tokens: z.number().int().optional() }).optional(),
+    completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().int().optional() }).optional(),
+  })
+  .meta({ id: 'OpenAiUsage' });
 
 const ZOpenAiToolCallOut = z.object({
   id: z.string(),

@@ -1,31 +1,18 @@
 import { z } from 'zod';
 
-/** Every top-level field `POST /v1/responses` understands; anything else is 400 `unsupported_parameter`. */
-export const RESPONSES_REQUEST_FIELDS: readonly string[] = [
-  'model',
-  'input',
-  'instructions',
-  'stream',
-  'tools',
-  'tool_choice',
-  'temperature',
-  'top_p',
-  'max_output_tokens',
-  'parallel_tool_calls',
-  'store',
-  'previous_response_id',
-  'metadata',
-  'user',
-];
+/** A content part of an input message: `input_text`, `output_text`, `input_image`, `input_file`, ... */
+const ZInputPart = z.looseObject({ type: z.string().max(64), text: z.string().optional() });
 
-const ZInputText = z.looseObject({ type: z.enum(['input_text', 'output_text']), text: z.string() });
-
-/** An input item: a message (text or text parts), a function call the model made, or its output. */
+/**
+ * An input item: a message (text or content parts), a function call the
+ * model made, its output, or any other item type (reasoning, hosted tool
+ * calls, ...), which is kept as sent.
+ */
 const ZResponsesInputItem = z.union([
   z.looseObject({
     type: z.literal('message').optional(),
     role: z.enum(['user', 'assistant', 'system', 'developer']),
-    content: z.union([z.string(), z.array(ZInputText).max(4096)]),
+    content: z.union([z.string(), z.array(ZInputPart).max(4096)]),
   }),
   z.looseObject({
     type: z.literal('function_call'),
@@ -36,14 +23,15 @@ const ZResponsesInputItem = z.union([
   z.looseObject({
     type: z.literal('function_call_output'),
     call_id: z.string().max(256),
-    output: z.string(),
+    output: z.union([z.string(), z.array(ZInputPart).max(4096)]),
   }),
+  z.looseObject({ type: z.string().max(64) }),
 ]);
 export type ResponsesInputItem = z.infer<typeof ZResponsesInputItem>;
 
-/** A function tool in the Responses format (flat: `name` and `parameters` at the top). */
+/** A tool: a function (flat: `name` and `parameters` at the top) or any other type, kept as sent. */
 const ZResponsesTool = z.looseObject({
-  type: z.string(),
+  type: z.string().max(64),
   name: z.string().max(256).optional(),
   description: z.string().nullable().optional(),
   parameters: z.record(z.string(), z.unknown()).nullable().optional(),
@@ -51,30 +39,53 @@ const ZResponsesTool = z.looseObject({
 });
 
 /**
- * `POST /v1/responses`, OpenAI's Responses format, stateless: nothing is
- * stored, so `previous_response_id` and `store: true` are refused.
+ * `POST /v1/responses`, OpenAI's Responses format. Fields not named here are
+ * accepted and passed on or dropped by the field policy
+ * (docs/gateway-ai.md#field-policy).
  */
 export const ZResponsesRequest = z
-  .object({
+  .looseObject({
     model: z.string().min(1).max(512).meta({ example: 'free' }),
-    input: z.union([z.string(), z.array(ZResponsesInputItem).max(1024)]),
+    input: z.union([z.string(), z.array(ZResponsesInputItem).max(4096)]).optional(),
     instructions: z.string().nullable().optional(),
     stream: z.boolean().nullable().optional(),
-    tools: z.array(ZResponsesTool).max(128).optional(),
+    tools: z.array(ZResponsesTool).max(256).nullable().optional(),
     tool_choice: z
       .union([
         z.enum(['auto', 'none', 'required']),
-        z.looseObject({ type: z.literal('function'), name: z.string() }),
+        z.looseObject({ type: z.string(), name: z.string().optional() }),
       ])
+      .nullable()
       .optional(),
     temperature: z.number().nullable().optional(),
     top_p: z.number().nullable().optional(),
     max_output_tokens: z.number().int().positive().nullable().optional(),
     parallel_tool_calls: z.boolean().nullable().optional(),
     store: z.boolean().nullable().optional(),
-    previous_response_id: z.string().nullable().optional(),
+    previous_response_id: z.string().max(256).nullable().optional(),
     metadata: z.record(z.string(), z.string()).nullable().optional(),
-    user: z.string().optional(),
+    user: z.string().max(256).nullable().optional(),
+    reasoning: z
+      .looseObject({ effort: z.string().nullable().optional(), summary: z.string().nullable().optional() })
+      .nullable()
+      .optional(),
+    text: z
+      .looseObject({
+        format: z
+          .looseObject({
+            type: z.string(),
+            name: z.string().optional(),
+            schema: z.record(z.string(), z.unknown()).optional(),
+            description: z.string().optional(),
+            strict: z.boolean().nullable().optional(),
+          })
+          .nullable()
+          .optional(),
+      })
+      .nullable()
+      .optional(),
+    include: z.array(z.string().max(128)).max(64).nullable().optional(),
+    prompt_cache_key: z.string().max(1024).nullable().optional(),
   })
   .meta({ id: 'ResponsesRequest' });
 export type ResponsesRequest = z.infer<typeof ZResponsesRequest>;

@@ -8,6 +8,9 @@ import type { AiRuntime } from './runtime';
 /** The upstream request body except `model` (per target) and `stream`. */
 export type UpstreamChatParams = Omit<ChatCompletionCreateParamsNonStreaming, 'model' | 'stream'>;
 
+/** The params as one target takes them, and the client's fields left out for it (field policy). */
+export type TargetParams = { params: UpstreamChatParams; dropped: readonly string[] };
+
 /**
  * A chat request that passed every rule, whichever API it came in through:
  * the lane and project to account it to, the targets it will try, and what
@@ -20,6 +23,13 @@ export type PreparedChat = {
   params: UpstreamChatParams;
   /** The request in its own format, for targets that speak it (see NativeRequest). */
   native?: NativeRequest;
+  /**
+   * The field policy of the API the request came in through
+   * (docs/gateway-ai.md#field-policy): `params` as `target` takes them, what
+   * its protocol or provider has no place for removed and named. Absent:
+   * `params` go to every target as they are.
+   */
+  forTarget?: (params: UpstreamChatParams, target: Target) => TargetParams;
 };
 
 /**

@@ -36,8 +36,18 @@ export function cacheTokensOf(usage: unknown): CacheTokens | null {
   return { read: count(details.cached_tokens), write: count(details.cache_write_tokens) };
 }
 
-/** The upstream body for one target, without `stream`. */
+/**
+ * The upstream body for one target, without `stream`: the request's field
+ * policy applied when it has one; otherwise (native chat) only the token
+ * limit renamed for a reasoning model, which refuses `max_tokens`.
+ */
 export function upstreamChatParams(prepared: PreparedChat, target: Target) {
+  if (prepared.forTarget)
+    return { model: target.model, ...prepared.forTarget(prepared.params, target).params };
+  if (target.reasoning_model && prepared.params.max_tokens != null) {
+    const { max_tokens, ...rest } = prepared.params;
+    return { model: target.model, ...rest, max_completion_tokens: max_tokens };
+  }
   return { model: target.model, ...prepared.params };
 }
 

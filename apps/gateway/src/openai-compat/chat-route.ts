@@ -5,6 +5,7 @@ import { logUpstream, runAccounted } from '../ai/accounting';
 import { completionUsage, runChatCompletion } from '../ai/chat';
 import type { PreparedChat } from '../ai/chat-request';
 import type { Target } from '../ai/config/lanes';
+import { announceDroppedParams } from '../ai/field-policy';
 import type { AiRuntime } from '../ai/runtime';
 import { relayChatStream, type StreamFormat } from '../ai/streaming/relay';
 
@@ -55,6 +56,7 @@ export async function runChatRoute<Who>(
     const result = await runChatCompletion(rt, chat, storedKeys, clientSignal);
     const response = route.answer(result.value, result.target, who);
     logUpstream(res, result);
+    announceDroppedParams(rt, res, chat, result.target);
     const outcome = { status: 200, ...completionUsage(chat, result) };
     await finish(outcome);
     sendJson(res, response);

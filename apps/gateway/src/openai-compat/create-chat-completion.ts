@@ -1,6 +1,31 @@
 import type { OpenAiChatCompletion } from '@platform/contract';
-import type { ChatCompletion } from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { toChatUsage } from '../ai/chat';
+
+type ReportedUsage = ChatCompletion['usage'] | ChatCompletionChunk['usage'];
+
+/** Reasoning tokens as the provider reported them; undefined when it did not. */
+export function reasoningTokensOf(usage: ReportedUsage): number | undefined {
+  const n = usage?.completion_tokens_details?.reasoning_tokens;
+  return typeof n === 'number' ? n : undefined;
+}
+
+/**
+ * Usage in OpenAI's shape: the three counts, plus
+ * `prompt_tokens_details.cached_tokens` and
+ * `completion_tokens_details.reasoning_tokens` when the provider reported them.
+ */
+export function toOpenAiUsage(
+  counts: OpenAiChatCompletion['usage'],
+  cached: number | undefined,
+  reasoning: number | undefined,
+): OpenAiChatCompletion['usage'] {
+  return {
+    ...counts,
+    ...(cached !== undefined ? { prompt_tokens_details: { cached_tokens: cached } } : {}),
+    ...(reasoning !== undefined ? { completion_tokens_details: { reasoning_tokens: reasoning } } : {}),
+  };
+}
 
 /** What names this answer: our id (from the request id), its time, and `<lane>/<model>` of the target. */
 export type CompletionIdentity = { id: string; created: number; lane: string };
@@ -30,7 +55,8 @@ function functionCalls(calls: readonly ToolCall[] | undefined) {
 /**
  * The provider's completion in OpenAI's format under our name: our id, the
  * model as `<lane>/<model>` (a value the client can send back), only the
- * standard fields (no provider extras), usage as the three counts.
+ * standard fields (no provider extras), usage with the provider's cache and
+ * reasoning counts.
  */
 export function toOpenAiCompletion(
   completion: ChatCompletion,
@@ -53,6 +79,10 @@ export function toOpenAiCompletion(
       logprobs: null,
       finish_reason: c.finish_reason ?? 'stop',
     })),
-    usage: toChatUsage(completion.usage),
+    usage: toOpenAiUsage(
+      toChatUsage(completion.usage),
+      completion.usage?.prompt_tokens_details?.cached_tokens,
+      reasoningTokensOf(completion.usage),
+    ),
   };
 }

@@ -1,21 +1,17 @@
 import {
   checkChatRules,
   OPENAI_DEFAULT_PROJECT_ID,
-  OPENAI_PASSTHROUGH_PARAMS,
-  OPENAI_REQUEST_FIELDS,
   type OpenAiChatRequest,
   type OpenAiMessage,
-  type OpenAiPassthroughParam,
   ZOpenAiChatRequest,
 } from '@platform/contract';
 import { AppError } from '@platform/errors';
 import { parseRequestPart } from '@platform/service-kit';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { PreparedChat, UpstreamChatParams } from '../ai/chat-request';
-import { selectTargets, type Target } from '../ai/config/lanes';
-import { ANTHROPIC_REFUSED_PARAMS } from '../ai/providers/anthropic-translate';
+import { selectTargets } from '../ai/config/lanes';
+import { chatParamsFor } from '../ai/field-policy';
 import type { AiRuntime } from '../ai/runtime';
-import { modelNotFound, refuseUnknownFields, unsupportedParameter } from './errors';
+import { modelNotFound } from './errors';
 import { resolveModel, validModelsText } from './models';
 
 /** An OpenAI-format request turned into the shared chat input, plus how to answer it. */
@@ -26,71 +22,41 @@ export type PreparedOpenAiChat = {
   includeUsage: boolean;
 };
 
-const KNOWN_FIELDS: ReadonlySet<string> = new Set(OPENAI_REQUEST_FIELDS);
-
 /** The text the size rules count: content (string or text parts) and tool call arguments. */
 function countedText(message: OpenAiMessage): string {
   const { content } = message;
-  let text = typeof content === 'string' ? content : (content ?? []).map((p) => p.text).join('');
+  let text = typeof content === 'string' ? content : (content ?? []).map((p) => p.text ?? '').join('');
   if (message.role === 'assistant' && message.tool_calls) {
     text += message.tool_calls.map((c) => c.function.arguments).join('');
   }
   return text;
 }
 
-/** The passthrough parameters the request sets; `null` counts as absent. */
-function usedParams(request: OpenAiChatRequest): OpenAiPassthroughParam[] {
-  return OPENAI_PASSTHROUGH_PARAMS.filter((p) => request[p] !== undefined && request[p] !== null);
-}
-
 /**
- * Targets whose provider accepts every used parameter (lanes config
- * `providers.<name>.unsupported_params`, plus what Anthropic has no equivalent
- * for). When none is left the request is
- * refused with the parameter at fault rather than sent without it.
+ * The client's body as the upstream params: every field as sent (the field
+ * policy: same protocol, passed through), less those the gateway sets per
+ * target or stream (`model`, `stream`, `stream_options`). The token limit is
+ * carried as `max_tokens` whichever name the client used (the accounting caps
+ * it); chatParamsFor gives it back its name per target. A shallow copy: the
+ * messages are the client's own objects, not cloned.
  */
-function targetsAccepting(
-  rt: Pick<AiRuntime, 'config' | 'catalog'>,
-  targets: readonly Target[],
-  used: readonly OpenAiPassthroughParam[],
-  model: string,
-): readonly Target[] {
-  const refused = (t: Target): readonly OpenAiPassthroughParam[] => [
-    ...(rt.config.providers[t.provider]?.unsupported_params ?? []),
-    ...(rt.catalog.get(t.provider)?.api === 'anthropic' ? ANTHROPIC_REFUSED_PARAMS : []),
-  ];
-  const accepting = targets.filter((t) => !used.some((p) => refused(t).includes(p)));
-  if (accepting.length > 0) return accepting;
-  const param = used.find((p) => targets.some((t) => refused(t).includes(p))) ?? used[0] ?? 'model';
-  throw unsupportedParameter(
-    param,
-    `Unsupported parameter: '${param}' is not supported by the providers of \`${model}\`.`,
-  );
-}
-
-function upstreamParams(
-  request: OpenAiChatRequest,
-  used: readonly OpenAiPassthroughParam[],
-): UpstreamChatParams {
-  const params: Record<string, unknown> = {
-    // The schema admits only OpenAI's message shapes, so the SDK's type fits.
-    messages: request.messages as ChatCompletionMessageParam[],
-  };
-  for (const p of used) params[p] = request[p];
-  return params as unknown as UpstreamChatParams;
+function upstreamParams(body: Record<string, unknown>, request: OpenAiChatRequest): UpstreamChatParams {
+  const { model: _m, stream: _s, stream_options: _o, max_completion_tokens, ...rest } = body;
+  if (request.max_completion_tokens != null) rest.max_tokens = max_completion_tokens;
+  return rest as unknown as UpstreamChatParams;
 }
 
 /**
- * Validates a `POST /v1/chat/completions` body: unknown fields (400), shape
- * (422) and ranges (400), the model (404 as OpenAI answers an unknown model),
- * then the native chat rules and the providers' parameter support.
+ * Validates a `POST /v1/chat/completions` body: shape (422) and ranges (400),
+ * the model (404 as OpenAI answers an unknown model), then the native chat
+ * rules. Fields the gateway does not read are accepted and passed on
+ * (docs/gateway-ai.md#field-policy).
  */
 export function prepareOpenAiChat(
   rt: Pick<AiRuntime, 'config' | 'allowedLanes' | 'catalog'>,
   body: unknown,
   projectHeader: string | undefined,
 ): PreparedOpenAiChat {
-  refuseUnknownFields(body, KNOWN_FIELDS, (shown) => `Unrecognized request argument supplied: ${shown}`);
   const request = parseRequestPart(ZOpenAiChatRequest, body);
   const resolved = resolveModel(rt, request.model);
   if (!resolved) throw modelNotFound(request.model, validModelsText(rt));
@@ -109,13 +75,15 @@ export function prepareOpenAiChat(
   if (violation) throw new AppError(violation);
   const laneTargets = selectTargets(rt.config.lanes[resolved.lane]?.targets ?? [], resolved.model);
   if (!laneTargets) throw modelNotFound(request.model, validModelsText(rt));
-  const used = usedParams(request);
+  const tokenField = request.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens';
   return {
     chat: {
       lane: resolved.lane,
       projectId,
-      targets: targetsAccepting(rt, laneTargets, used, request.model),
-      params: upstreamParams(request, used),
+      targets: laneTargets,
+      // Parsed successfully, so an object.
+      params: upstreamParams(body as Record<string, unknown>, request),
+      forTarget: (params, target) => chatParamsFor(rt, params, target, { tokenField }),
     },
     stream: request.stream === true,
     includeUsage: request.stream_options?.include_usage === true,

@@ -1,7 +1,7 @@
 import { AppError } from '@platform/errors';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { StreamFormat } from '../ai/streaming/relay';
-import type { CompletionIdentity } from './create-chat-completion';
+import { type CompletionIdentity, reasoningTokensOf, toOpenAiUsage } from './create-chat-completion';
 import { toOpenAiErrorBody } from './errors';
 
 /** OpenAI's stream terminator. */
@@ -36,8 +36,10 @@ export function openAiStreamFormat(who: CompletionIdentity, includeUsage: boolea
     model: `${who.lane}/${model}`,
   });
   const usageField = includeUsage ? { usage: null } : {};
+  let reasoning: number | undefined;
   return {
     chunk(sse, chunk, target) {
+      if (chunk.usage) reasoning = reasoningTokensOf(chunk.usage) ?? reasoning;
       if (chunk.choices.length === 0) return undefined;
       return sse.sendData({
         ...head(target.model),
@@ -51,7 +53,10 @@ export function openAiStreamFormat(who: CompletionIdentity, includeUsage: boolea
       });
     },
     async done(sse, end) {
-      if (includeUsage) await sse.sendData({ ...head(end.target.model), choices: [], usage: end.usage });
+      if (includeUsage) {
+        const usage = toOpenAiUsage(end.usage, end.cache?.read, reasoning);
+        await sse.sendData({ ...head(end.target.model), choices: [], usage });
+      }
       await sse.sendData(DONE_SENTINEL);
     },
     async error(sse, code) {

@@ -5,7 +5,15 @@ import type { RecordedRequest } from './recorder';
 import { type CommonBehaviour, reply } from './script';
 
 /** Token counts reported in `usage`; missing numbers are estimated (4 characters per token). */
-export type UsageNumbers = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
+export type UsageNumbers = {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  /** `prompt_tokens_details.cached_tokens`: the part of the prompt read from the provider's cache. */
+  cached_tokens?: number;
+  /** `completion_tokens_details.reasoning_tokens`: the part of the completion spent reasoning. */
+  reasoning_tokens?: number;
+};
 
 /** What the OpenAI fake does for one request. */
 export type OpenAIBehaviour = CommonBehaviour & {
@@ -65,9 +73,9 @@ function buildUsage(request: ChatRequest, content: string, numbers: UsageNumbers
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: numbers.total_tokens ?? prompt + completion,
-    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: numbers.cached_tokens ?? 0, audio_tokens: 0 },
     completion_tokens_details: {
-      reasoning_tokens: 0,
+      reasoning_tokens: numbers.reasoning_tokens ?? 0,
       audio_tokens: 0,
       accepted_prediction_tokens: 0,
       rejected_prediction_tokens: 0,

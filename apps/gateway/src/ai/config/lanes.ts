@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { OPENAI_PASSTHROUGH_PARAMS } from '@platform/contract';
 import { z } from 'zod';
 import { ZLaneBilling } from '../../billing/lane-billing';
 import { DEFAULT_PRICES, ZPriceTable } from '../../usage/pricing';
@@ -27,6 +26,13 @@ const ZTarget = z.strictObject({
    * Unset: the provider's default (see docs/gateway-ai.md).
    */
   accepts_prefill: z.boolean().optional(),
+  /**
+   * An OpenAI reasoning model (o-series, gpt-5): it takes
+   * `max_completion_tokens` where chat clients send `max_tokens`, and
+   * `reasoning_effort`. Requests translated from another API send those
+   * only to such targets.
+   */
+  reasoning_model: z.boolean().optional(),
 });
 /** One provider+model pair a lane may call, in priority order. */
 export type Target = z.infer<typeof ZTarget>;
@@ -103,7 +109,8 @@ export const ZLanesConfig = z
           label: z.string().min(1).max(64).optional(),
           /** Whether its chat continues a trailing assistant message; targets may override it. */
           accepts_prefill: z.boolean().optional(),
-          unsupported_params: z.array(z.enum(OPENAI_PASSTHROUGH_PARAMS)).default([]),
+          /** Request fields its API refuses: left out of what it is sent, and named (field policy). */
+          unsupported_params: z.array(z.string().min(1).max(64)).max(64).default([]),
         }),
       )
       .default({}),

@@ -12,11 +12,40 @@ import type {
  * that came in as Anthropic messages skip this and go as sent (anthropic.ts).
  */
 
+/** Chat parameters toAnthropicRequest carries over; any other is left out (and named, see anthropicDroppedParams). */
+const ANTHROPIC_MAPPED_PARAMS: ReadonlySet<string> = new Set([
+  'messages',
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'user',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'stream',
+  'stream_options',
+]);
+
 /**
- * Chat parameters with no Anthropic equivalent: a chat request using one
- * skips Anthropic targets rather than have it silently dropped.
+ * The chat parameters (set, not null) a translation to Anthropic leaves out:
+ * those without an equivalent (`seed`, `response_format`, `logprobs`, ...),
+ * and `tools.<type>` for tools other than functions.
  */
-export const ANTHROPIC_REFUSED_PARAMS = ['seed', 'response_format'] as const;
+export function anthropicDroppedParams(params: object): string[] {
+  const dropped: string[] = [];
+  for (const [key, value] of Object.entries(params)) {
+    if (value != null && !ANTHROPIC_MAPPED_PARAMS.has(key)) dropped.push(key);
+  }
+  const tools = (params as { tools?: unknown }).tools;
+  if (Array.isArray(tools)) {
+    for (const type of new Set(tools.map((t: { type?: unknown }) => String(t?.type)))) {
+      if (type !== 'function') dropped.push(`tools.${type}`);
+    }
+  }
+  return dropped;
+}
 
 /** Anthropic requires `max_tokens`; this is used when the chat request set none. */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
@@ -43,6 +72,7 @@ type ChatParams = {
   user?: string;
   tools?: Array<{ type: string; function?: { name: string; description?: string; parameters?: unknown } }>;
   tool_choice?: unknown;
+  parallel_tool_calls?: boolean | null;
   stream?: boolean;
 };
 
@@ -69,6 +99,13 @@ function push(out: AnthropicRequestMessage[], role: 'user' | 'assistant', blocks
   else out.push({ role, content: blocks });
 }
 
+/** The tool choice; `parallel_tool_calls: false` is Anthropic's `disable_parallel_tool_use`. */
+function toolChoiceOf(choice: unknown, parallel: boolean | null | undefined): Block | undefined {
+  const block = toolChoice(choice);
+  if (parallel !== false || block?.type === 'none') return block;
+  return { ...(block ?? { type: 'auto' }), disable_parallel_tool_use: true };
+}
+
 function toolChoice(choice: unknown): Block | undefined {
   if (choice === 'auto') return { type: 'auto' };
   if (choice === 'none') return { type: 'none' };
@@ -82,7 +119,7 @@ function toolChoice(choice: unknown): Block | undefined {
  * developer messages become `system`, tool calls `tool_use` blocks, tool
  * answers `tool_result` blocks in a user turn; `stop` becomes
  * `stop_sequences`, `user` `metadata.user_id`, `required` tool choice `any`,
- * and a temperature above Anthropic's maximum of 1 is sent as 1.
+ * `parallel_tool_calls: false` `disable_parallel_tool_use`, and a temperature above Anthropic's maximum of 1 is sent as 1.
  */
 export function toAnthropicRequest(params: ChatParams): Record<string, unknown> {
   const system: string[] = [];
@@ -117,7 +154,7 @@ export function toAnthropicRequest(params: ChatParams): Record<string, unknown> 
       ...(t.function?.description ? { description: t.function.description } : {}),
       input_schema: t.function?.parameters ?? { type: 'object', properties: {} },
     }));
-  const choice = toolChoice(params.tool_choice);
+  const choice = toolChoiceOf(params.tool_choice, params.parallel_tool_calls);
   return {
     model: params.model,
     max_tokens: params.max_tokens ?? params.max_completion_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,

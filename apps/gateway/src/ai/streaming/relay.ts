@@ -10,6 +10,7 @@ import { type CacheTokens, cacheTokensOf, toChatUsage, upstreamChatParams } from
 import type { PreparedChat } from '../chat-request';
 import type { Target } from '../config/lanes';
 import { ClientGoneError, FallbackExhaustedError } from '../fallback';
+import { announceDroppedParams } from '../field-policy';
 import type { ChatUpstream } from '../providers/openai-chat';
 import { UpstreamProtocolError } from '../providers/upstream-errors';
 import { runTargets } from '../run-targets';
@@ -256,6 +257,7 @@ export async function relayChatStream(
     });
   let result = await start(prepared.targets, '');
   logUpstream(res, result);
+  announceDroppedParams(rt, res, prepared, result.target);
   // Targets still untried after the one answering, in the order of the lane.
   let rest = prepared.targets.slice(result.index + 1);
   const sse = openSse(res, { keepAliveMs: rt.keepAliveMs });

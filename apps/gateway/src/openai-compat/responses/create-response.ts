@@ -1,6 +1,7 @@
 import type { ChatUsage, ResponsesRequest } from '@platform/contract';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { type CacheTokens, cacheTokensOf, toChatUsage } from '../../ai/chat';
+import { reasoningTokensOf } from '../create-chat-completion';
 
 /** What names an answer: our id (from the request id), its time, and the lane. */
 export type ResponseIdentity = { id: string; requestId: string; created: number; lane: string };
@@ -45,13 +46,13 @@ export function functionCallItem(
   };
 }
 
-/** Chat usage in the Responses format. */
-export function toResponsesUsage(usage: ChatUsage, cache: CacheTokens | null) {
+/** Chat usage in the Responses format, with the cache and reasoning counts the provider reported. */
+export function toResponsesUsage(usage: ChatUsage, cache: CacheTokens | null, reasoning: number | undefined) {
   return {
     input_tokens: usage.prompt_tokens,
     input_tokens_details: { cached_tokens: cache?.read ?? 0 },
     output_tokens: usage.completion_tokens,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: reasoning ?? 0 },
     total_tokens: usage.total_tokens,
   };
 }
@@ -85,9 +86,10 @@ export function responseObject(
     output: fields.output,
     parallel_tool_calls: request.parallel_tool_calls ?? true,
     previous_response_id: null,
+    reasoning: request.reasoning ?? null,
     store: false,
     temperature: request.temperature ?? null,
-    text: { format: { type: 'text' } },
+    text: request.text?.format ? request.text : { format: { type: 'text' } },
     tool_choice: request.tool_choice ?? 'auto',
     tools: request.tools ?? [],
     top_p: request.top_p ?? null,
@@ -121,6 +123,10 @@ export function toResponse(
   return responseObject(who, request, model, {
     ...statusOf(choice?.finish_reason),
     output,
-    usage: toResponsesUsage(toChatUsage(completion.usage), cacheTokensOf(completion.usage)),
+    usage: toResponsesUsage(
+      toChatUsage(completion.usage),
+      cacheTokensOf(completion.usage),
+      reasoningTokensOf(completion.usage),
+    ),
   });
 }

@@ -2,6 +2,7 @@ import type { ResponsesRequest } from '@platform/contract';
 import { AppError } from '@platform/errors';
 import type { StreamFormat } from '../../ai/streaming/relay';
 import type { SseWriter } from '../../ai/streaming/sse-writer';
+import { reasoningTokensOf } from '../create-chat-completion';
 import {
   functionCallItem,
   messageItem,
@@ -32,6 +33,7 @@ export function responsesStreamFormat(who: ResponseIdentity, request: ResponsesR
   let started = false;
   let open: OpenItem | null = null;
   const done: OutputItem[] = [];
+  let reasoning: number | undefined;
   const send = (sse: SseWriter, type: string, data: object) => {
     const event = { type, sequence_number: sequence, ...data };
     sequence += 1;
@@ -73,6 +75,7 @@ export function responsesStreamFormat(who: ResponseIdentity, request: ResponsesR
   return {
     chunk(sse, chunk, target) {
       let wait: Promise<void> | undefined;
+      if (chunk.usage) reasoning = reasoningTokensOf(chunk.usage) ?? reasoning;
       if (!started) wait = begin(sse, target.model);
       const delta = chunk.choices[0]?.delta;
       if (delta?.content) {
@@ -134,7 +137,7 @@ export function responsesStreamFormat(who: ResponseIdentity, request: ResponsesR
       const response = responseObject(who, request, end.target.model, {
         ...statusOf(end.finishReason),
         output: done,
-        usage: toResponsesUsage(end.usage, end.cache),
+        usage: toResponsesUsage(end.usage, end.cache, reasoning),
       });
       await send(sse, response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', {
         response,
