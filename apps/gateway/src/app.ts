@@ -93,6 +93,7 @@ export function createApp(deps: GatewayDeps): Express {
   const verifySmtp = deps.mailer.verify?.bind(deps.mailer);
   if (verifySmtp) readiness.push({ name: 'smtp', required: false, check: verifySmtp });
   if (deps.billing.readiness) readiness.push(deps.billing.readiness);
+  if (deps.ledger.readiness) readiness.push(deps.ledger.readiness);
   app.use(
     createHealthRouter(
       SERVICE_NAME,

@@ -1,5 +1,5 @@
 import type { KeyValueStore, RedisKeyValueStore } from '@platform/db';
-import { createHttpMetrics, type HttpMetrics, type Logger } from '@platform/logging';
+import { createHttpMetrics, type HttpMetrics, type Logger, type Registry } from '@platform/logging';
 import type { LanesConfig } from './ai/config/lanes';
 import { createAiRuntime } from './ai/create-runtime';
 import type { AiRuntime } from './ai/runtime';
@@ -67,8 +67,8 @@ export type GatewayDeps = AuthDeps &
 export type GatewayDepsOverrides = {
   clock?: Clock;
   mailer?: Mailer;
-  /** Settings of the Redis stream ledger's consumer (tests shorten the take-over time). */
-  ledger?: { claimIdleMs?: number; retryDelayMs?: number };
+  /** Settings of the Redis stream ledger's consumer (tests shorten the take-over and stall times). */
+  ledger?: { claimIdleMs?: number; retryDelayMs?: number; stallMs?: number };
   /** Another ledger (the benchmark's ablation that records nothing). */
   ledgerAdapter?: UsageLedger;
 };
@@ -108,6 +108,7 @@ function moneyAdapters(
   base: GatewayBase,
   overrides: GatewayDepsOverrides,
   clock: Clock,
+  registry: Registry,
 ): { ledger: UsageLedger; counters: BudgetCounterStore } {
   const { kv, prisma, logger } = base;
   const counters = (): BudgetCounterStore =>
@@ -123,6 +124,7 @@ function moneyAdapters(
       logger,
       streamKey: `${redisKv.keyPrefix}usage:ledger`,
       claimIdleMs: base.env.USAGE_LEDGER_CLAIM_IDLE_MS,
+      registry,
       ...overrides.ledger,
     });
     ledger.start();
@@ -143,7 +145,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
   const clock = overrides.clock ?? systemClock;
   const metrics = createHttpMetrics({ service: SERVICE_NAME });
   const storedKeys = createStoredKeyCache({ prisma, kv, logger, masterKeys, clock });
-  const { ledger, counters } = moneyAdapters(base, overrides, clock);
+  const { ledger, counters } = moneyAdapters(base, overrides, clock, metrics.registry);
   const budgets = createBudgets({
     store: counters,
     defaults: budgetDefaultsOf(env),

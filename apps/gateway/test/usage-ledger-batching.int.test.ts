@@ -198,7 +198,7 @@ describeWith(redisServer)('group commit on Redis', () => {
     }
   });
 
-  it('records Postgres would refuse are skipped and reported, and the drain goes on with the rest', async () => {
+  it('records Postgres would refuse are parked and reported, and the drain goes on with the rest', async () => {
     const { redis, keyPrefix } = redisOf(h);
     const good = [recordOf('poison', 10), recordOf('poison', 11), recordOf('poison', 12)];
     const tuple = Object.values(recordOf('poison', 13)); // a record as values without names
@@ -220,10 +220,10 @@ describeWith(redisServer)('group commit on Redis', () => {
     expect(rows.find((r) => r.requestId === fractional.requestId)).toEqual(
       expect.objectContaining({ promptTokens: 4, costMicros: 17n }),
     );
-    const skipped = h.logs.lines
-      .map((l) => JSON.parse(l) as { msg?: string; problem?: string })
-      .filter((l) => l.msg === 'usage ledger record not insertable; skipped');
-    expect(skipped.map((l) => l.problem)).toEqual([
+    const parked = h.logs.lines
+      .map((l) => JSON.parse(l) as { msg?: string; reason?: string })
+      .filter((l) => l.msg === 'usage ledger record refused; parked in usage_parked');
+    expect(parked.map((l) => l.reason)).toEqual([
       'not an object',
       'createdAt must be a time',
       'completionTokens must be a count',

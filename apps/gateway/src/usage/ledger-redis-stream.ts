@@ -1,12 +1,13 @@
 import { hostname } from 'node:os';
-import type { Logger } from '@platform/logging';
+import type { Logger, Registry } from '@platform/logging';
 import type { Redis } from 'ioredis';
 import { turnWriterOf } from '../batching/redis-turn-writer';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { UsageLedger } from './ledger';
-import type { LedgerRecord } from './record';
+import { createLedgerHealth } from './ledger-health';
+import { type Entry, insertEntriesIsolating } from './ledger-isolate';
 import { assertRedisReachable } from './redis-reachable';
-import { insertLedgerJson, insertLedgerRecords } from './repo';
+import { insertLedgerJson } from './repo';
 
 export type RedisStreamLedgerOptions = {
   /** The store's client (auto-pipelined): appends share a script call with the turn's budget settles. */
@@ -39,81 +40,11 @@ export type RedisStreamLedgerOptions = {
    * records are durable in the stream meanwhile). 0 reads again at once.
    */
   lingerMs?: number;
+  /** The app's /metrics registry (backlog, stall, parked records). */
+  registry?: Registry;
+  /** A drain with a backlog that has not advanced for this long makes the service not ready. */
+  stallMs?: number;
 };
-
-type Entry = [id: string, fields: string[] | null];
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const INT4_MAX = 2_147_483_647;
-
-/**
- * Why a parsed value cannot be inserted as a ledger record (null: it can).
- * Checked once Postgres has refused a read's entries as a whole: one value
- * it refuses (a missing date, a negative count, a request id that is no
- * UUID) would otherwise fail that statement on every retry and stop the
- * drain for good.
- */
-function ledgerRecordProblem(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an object';
-  const r = value as Record<string, unknown>;
-  const isUuid = (v: unknown) => typeof v === 'string' && UUID.test(v);
-  if (!isUuid(r.requestId) || !isUuid(r.userId)) return 'requestId and userId must be UUIDs';
-  if (r.apiKeyId != null && !isUuid(r.apiKeyId)) return 'apiKeyId must be a UUID or null';
-  for (const k of ['projectId', 'endpoint', 'currency'])
-    if (typeof r[k] !== 'string') return `${k} must be a string`;
-  for (const k of ['lane', 'provider', 'model'])
-    if (r[k] != null && typeof r[k] !== 'string') return `${k} must be a string or null`;
-  // Numbers are rounded to integers on the way in (repo.ts); here only their type and range.
-  const count = (v: unknown) => typeof v === 'number' && v >= 0 && v <= INT4_MAX;
-  for (const k of ['status', 'promptTokens', 'completionTokens', 'cachedTokens', 'totalTokens'])
-    if (!count(r[k])) return `${k} must be a count`;
-  if (r.cacheWriteTokens !== undefined && !count(r.cacheWriteTokens))
-    return 'cacheWriteTokens must be a count';
-  if (
-    typeof r.costMicros !== 'number' ||
-    !Number.isFinite(r.costMicros) ||
-    Math.abs(r.costMicros) > Number.MAX_SAFE_INTEGER
-  )
-    return 'costMicros must be a number';
-  if (typeof r.latencyMs !== 'number' || !Number.isFinite(r.latencyMs) || r.latencyMs > INT4_MAX)
-    return 'latencyMs must be a number';
-  if (typeof r.createdAt !== 'number' || Number.isNaN(new Date(r.createdAt).getTime()))
-    return 'createdAt must be a time';
-  if (typeof r.estimated !== 'boolean' || typeof r.byok !== 'boolean')
-    return 'estimated and byok must be booleans';
-  return null;
-}
-
-/**
- * The records of stream entries: an entry holds a batch (field 'b', a JSON
- * array: the records appended in one event-loop turn) or, as written before
- * batching, one record (field 'r'). Unreadable entries and records that could
- * not be inserted are reported and skipped (acknowledged with the rest),
- * never retried for ever.
- */
-function recordsOf(entries: Entry[], logger: Logger): LedgerRecord[] {
-  const out: LedgerRecord[] = [];
-  for (const [id, fields] of entries) {
-    // A pending entry deleted meanwhile comes back without fields: nothing to write.
-    if (!fields) continue;
-    let values: unknown[];
-    try {
-      const value = JSON.parse(fields[1] ?? '') as unknown;
-      if (fields[0] === 'b' && Array.isArray(value)) values = value;
-      else if (fields[0] === 'r' && !Array.isArray(value)) values = [value];
-      else throw new Error('unknown entry');
-    } catch {
-      logger.error({ entry: id }, 'usage ledger entry unreadable; skipped');
-      continue;
-    }
-    for (const value of values) {
-      const problem = ledgerRecordProblem(value);
-      if (problem === null) out.push(value as LedgerRecord);
-      else logger.error({ entry: id, problem }, 'usage ledger record not insertable; skipped');
-    }
-  }
-  return out;
-}
 
 /**
  * The records of stream entries as the text of one JSON array, joined from
@@ -166,6 +97,17 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
   // script call as the turn's budget settles: each answer still waits for its own record to be
   // durable, but the appends of concurrent requests share one command.
   const turns = turnWriterOf(redis);
+  const health = createLedgerHealth({
+    backlog: async () => {
+      const [entries, first] = await Promise.all([
+        redis.xlen(streamKey),
+        redis.xrange(streamKey, '-', '+', 'COUNT', 1),
+      ]);
+      return { entries, oldest: first[0]?.[0] ?? null };
+    },
+    registry: opts.registry,
+    ...(opts.stallMs === undefined ? {} : { stallMs: opts.stallMs }),
+  });
   let closed = false;
   let loop: Promise<void> | null = null;
   let wake: (() => void) | null = null;
@@ -188,11 +130,11 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
   };
 
   /**
-   * Writes the records of some entries to Postgres. First as they are, in
-   * one statement that Postgres parses; if it refuses them (one bad record
-   * refuses the whole statement), each entry is parsed and each record
-   * checked here, and those that fit are written, the others reported and
-   * skipped. Throws if Postgres refused what fits (down, or another fault).
+   * Writes the records of some entries to Postgres. The fast path: one
+   * statement that Postgres parses. If it refuses them (one bad record
+   * refuses the whole statement), the slow path isolates and parks what it
+   * refuses and writes the rest (ledger-isolate.ts). Throws if Postgres is
+   * down (or fails in another way that a retry may cure).
    */
   const insertEntries = async (entries: Entry[]) => {
     const joined = joinedRecordsOf(entries);
@@ -202,12 +144,10 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
         await insertLedgerJson(prisma, joined);
         return;
       } catch {
-        // Checked record by record below; a Postgres outage fails there too.
+        // Isolated below; a Postgres outage fails there too.
       }
     }
-    const records = recordsOf(entries, logger);
-    for (let i = 0; i < records.length; i += batch)
-      await insertLedgerRecords(prisma, records.slice(i, i + batch));
+    await insertEntriesIsolating({ prisma, logger, batch, onParked: (n) => health.parked(n) }, entries);
   };
 
   /** Writes one batch to Postgres, then acknowledges and deletes it. Throws if Postgres refused. */
@@ -307,6 +247,7 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
   };
 
   return {
+    readiness: health.readiness,
     start() {
       loop ??= run();
     },

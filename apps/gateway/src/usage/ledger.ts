@@ -1,3 +1,4 @@
+import type { ReadinessCheck } from '@platform/service-kit';
 import type { LedgerRecord } from './record';
 
 /**
@@ -12,6 +13,8 @@ export type UsageLedger = {
   append(record: LedgerRecord): Promise<void>;
   /** Resolves when every record appended so far is in Postgres (tests, operators). */
   flush(timeoutMs?: number): Promise<void>;
+  /** How /health/ready sees the ledger (a drain that stopped advancing), when it has background work. */
+  readiness?: ReadinessCheck;
   /** Stops background work; what is not yet in Postgres stays durable for the next start. */
   close(): Promise<void>;
 };

@@ -2,23 +2,45 @@ import type { UsageRow } from '@platform/contract';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { LedgerRecord } from './record';
 
+/** Text Postgres cannot hold: a NUL, or a lone UTF-16 surrogate (no UTF-8 form). */
+function unstorable(value: string): boolean {
+  return value.includes('\u0000') || !value.isWellFormed();
+}
+
 /**
- * Postgres text cannot hold NUL; one client-chosen project_id with it would fail
- * the whole batch. It is stored as U+FFFD, as UTF-8 encoding already stores a
- * lone surrogate.
+ * Text Postgres can hold: NUL and lone surrogates as U+FFFD. The routes
+ * refuse such text at the edge (@platform/contract ZStorableText); this
+ * keeps a record that got past them (an older version's, one written to the
+ * stream by hand) insertable, rather than parked, because it is money.
  */
 export function storable(value: unknown): unknown {
-  return typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value;
+  return typeof value === 'string' && unstorable(value)
+    ? value.toWellFormed().replaceAll('\u0000', '\ufffd')
+    : value;
 }
 
 const TEXT_FIELDS = ['projectId', 'endpoint', 'lane', 'provider', 'model', 'currency'] as const;
 
 /** A record whose text Postgres can hold (see storable); the same object when nothing needed changing. */
 function storableRecord(r: LedgerRecord): LedgerRecord {
-  if (!TEXT_FIELDS.some((k) => typeof r[k] === 'string' && (r[k] as string).includes('\u0000'))) return r;
+  if (!TEXT_FIELDS.some((k) => typeof r[k] === 'string' && unstorable(r[k] as string))) return r;
   const out: Record<string, unknown> = { ...r };
   for (const k of TEXT_FIELDS) out[k] = storable(out[k]);
   return out as LedgerRecord;
+}
+
+/** A ledger record (or stream entry) Postgres refused, as `usage_parked` keeps it. */
+export type ParkedRecord = { entryId: string; payload: string; reason: string };
+
+/**
+ * Parks refused records for an operator (docs/usage-and-budgets.md, Edges).
+ * The payload is JSON text, which escapes NUL and lone surrogates, so any
+ * record fits.
+ */
+export async function parkLedgerRecords(prisma: PrismaClient, rows: readonly ParkedRecord[]): Promise<void> {
+  await prisma.usageParked.createMany({
+    data: rows.map((r) => ({ entryId: r.entryId, payload: r.payload, reason: String(storable(r.reason)) })),
+  });
 }
 
 /**

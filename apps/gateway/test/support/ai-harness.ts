@@ -23,7 +23,7 @@ import type { Express } from 'express';
 import { createApiKey } from '../../src/api-keys/create-api-key';
 import { insertSession } from '../../src/auth/session-repo';
 import { hashSessionToken } from '../../src/auth/sessions';
-import type { GatewayDeps } from '../../src/deps';
+import type { GatewayDeps, GatewayDepsOverrides } from '../../src/deps';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import { upsertUserByEmail } from '../../src/users/repo';
 import { GATEWAY_MIGRATIONS_DIR, type GatewayInstance, startGatewayInstance } from './gateway-app';
@@ -131,7 +131,7 @@ export type AiHarness = {
   waitForOpenaiRequest(predicate?: (r: RecordedRequest) => boolean): Promise<RecordedRequest>;
   waitForOpenaiAbort(predicate?: (r: RecordedRequest) => boolean): Promise<RecordedRequest>;
   /** Another app on the same database, store and fakes (another replica or a restart with new env). */
-  startInstance(env?: Record<string, string>): Express;
+  startInstance(env?: Record<string, string>, overrides?: GatewayDepsOverrides): Express;
   /** An app (default: the main one) listening on loopback, for tests that need a real socket. */
   listen(app?: Express): Promise<{ url: string; server: Server }>;
   close(): Promise<void>;
@@ -159,7 +159,10 @@ export async function startAiHarness(
   const baseUrls = baseUrlsFor(openai.baseURL, elevenlabs.url, {}, anthropic.apiBase);
 
   const instances: GatewayInstance[] = [];
-  const startInstance = (env: Record<string, string>): GatewayInstance => {
+  const startInstance = (
+    env: Record<string, string>,
+    overrides: GatewayDepsOverrides = {},
+  ): GatewayInstance => {
     const instance = startGatewayInstance(
       { logger, prisma, kv },
       {
@@ -177,6 +180,7 @@ export async function startAiHarness(
         ...envOverrides,
         ...env,
       },
+      overrides,
     );
     instances.push(instance);
     return instance;
@@ -231,8 +235,8 @@ export async function startAiHarness(
       });
       return { userId: user.id, apiKey: key.key, apiKeyId: key.key_id, cookie: `gw_session=${token}` };
     },
-    startInstance(env = {}) {
-      return startInstance(env).app;
+    startInstance(env = {}, overrides = {}) {
+      return startInstance(env, overrides).app;
     },
     async listen(target = app) {
       const listening = await listenLoopback(target);
