@@ -206,30 +206,69 @@ describe('POST /v1/messages to an OpenAI-compatible target (translated)', () => 
     });
   });
 
-  it('refuses an image for a lane without an Anthropic target, in Anthropic error shape', async () => {
-    const err = await errorOf(
-      sdk().messages.create({
-        model: 'standard',
-        max_tokens: 50,
-        messages: [
-          {
-            role: 'user',
-            content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }],
-          },
-        ],
-      }),
-    );
-    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
-    expect(err.error).toEqual({
-      type: 'error',
-      error: {
-        type: 'invalid_request_error',
-        message:
-          "image content is only supported by Anthropic targets; this lane's targets are OpenAI-compatible.",
-      },
-      request_id: expect.stringMatching(UUID),
+  it('drops what the chat format cannot carry, names it in x-gateway-dropped-params, maps the rest', async () => {
+    h.openai.setFor('std-1', { content: 'Seen.' });
+    // top_k and a system turn are taken by the API but not typed by this SDK version.
+    const params = {
+      model: 'standard',
+      max_tokens: 50,
+      system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+      top_k: 5,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      tools: [
+        { name: 'lookup', input_schema: { type: 'object', properties: {} } },
+        { type: 'web_search_20250305', name: 'web_search' },
+      ],
+      tool_choice: { type: 'auto', disable_parallel_tool_use: true },
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+            { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'a doc' } },
+            { type: 'text', text: 'What is this?' },
+          ],
+        },
+        // Claude Code's mid-conversation system turn (its shape for model names it does not know).
+        { role: 'system', content: 'Answer in one word.' },
+      ],
+    } as unknown as Anthropic.MessageCreateParamsNonStreaming;
+    const { data, response } = await sdk().messages.create(params).withResponse();
+
+    expect(data.content).toEqual([{ type: 'text', text: 'Seen.' }]);
+    expect(response.headers.get('x-gateway-dropped-params')?.split(',')).toEqual([
+      'top_k',
+      'thinking',
+      'cache_control',
+      'messages.content.document',
+      'tools.web_search_20250305',
+    ]);
+    const [sent] = h.openaiRequests();
+    expect(sent?.body).toMatchObject({
+      messages: [
+        { role: 'system', content: 'Be brief.\n\nAnswer in one word.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+            { type: 'text', text: 'What is this?' },
+          ],
+        },
+      ],
+      tools: [{ type: 'function', function: { name: 'lookup' } }],
+      tool_choice: 'auto',
+      parallel_tool_calls: false,
     });
-    expect(h.openaiRequests()).toHaveLength(0);
+    expect(sent?.body).not.toHaveProperty('top_k');
+    expect(sent?.body).not.toHaveProperty('thinking');
+    expect(h.logs.text()).toContain('request fields dropped for the target');
+  });
+
+  it('sends no x-gateway-dropped-params when nothing was dropped', async () => {
+    const { response } = await sdk()
+      .messages.create({ model: 'standard', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    expect(response.headers.get('x-gateway-dropped-params')).toBeNull();
   });
 });
 
@@ -300,6 +339,33 @@ describe('POST /v1/messages errors', () => {
 });
 
 describe('POST /v1/messages to an Anthropic target (passed through)', () => {
+  /**
+   * A client's body as its SDK would serialize it (compact JSON), with keys in
+   * an unusual order, a system turn, non-ASCII text, a float and a field no
+   * version of the API has; the target must get exactly these bytes but `model`.
+   */
+  const clientBody = (model: string, stream: boolean) =>
+    `{"max_tokens":64,"x_future_field":{"a":[1,2.5,null]},"messages":[{"role":"user","content":[{"type":"text","text":"h\u00e9 \\"q\\" ✓","cache_control":{"type":"ephemeral"}}]},{"role":"system","content":"Be brief."}],"model":"${model}","temperature":0.25${stream ? ',"stream":true' : ''},"metadata":{"user_id":"u-1"}}`;
+
+  it.each([false, true])(
+    'passes the body and the answer through byte for byte but model (stream: %s)',
+    async (stream) => {
+      const sent = clientBody('claude', stream);
+      const res = await fetch(`${url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': caller.apiKey },
+        body: sent,
+      });
+      const answer = await res.text();
+      expect(res.status).toBe(200);
+      const [upstream] = h.anthropicRequests();
+      expect(upstream?.rawBody).toBe(clientBody('claude-test-1', stream));
+      // What the target wrote, as the client got it (keep-alive comments aside).
+      expect(answer.replace(/^: keep-alive\n\n/gm, '')).toBe(upstream?.sent);
+      expect(res.headers.get('x-gateway-dropped-params')).toBeNull();
+    },
+  );
+
   it('answers with the upstream message and its cache tokens, recorded in usage', async () => {
     h.anthropic.setFor('claude-test-1', {
       content: 'Cached answer.',

@@ -10,9 +10,13 @@ const ZAnthropicBlock = z.looseObject({ type: z.string().min(1).max(64) });
 
 const ZAnthropicContent = z.union([z.string(), z.array(ZAnthropicBlock).max(4096)]);
 
-/** A message of `POST /v1/messages`: `user` or `assistant`, text or content blocks. */
+/**
+ * A message of `POST /v1/messages`: `user` or `assistant`, text or content
+ * blocks, or a `system` turn (Claude Code sends system instructions mid
+ * conversation for models it does not know, and Anthropic's API takes them).
+ */
 export const ZAnthropicMessage = z
-  .looseObject({ role: z.enum(['user', 'assistant']), content: ZAnthropicContent })
+  .looseObject({ role: z.enum(['user', 'assistant', 'system']), content: ZAnthropicContent })
   .meta({ id: 'AnthropicMessage' });
 export type AnthropicMessage = z.infer<typeof ZAnthropicMessage>;
 
@@ -21,6 +25,7 @@ const ZAnthropicTool = z.looseObject({
   description: z.string().optional(),
   input_schema: z.record(z.string(), z.unknown()).optional(),
   type: z.string().optional(),
+  strict: z.boolean().optional(),
 });
 
 /**
@@ -43,7 +48,11 @@ export const ZAnthropicMessagesRequest = z
     top_k: z.number().int().optional(),
     tools: z.array(ZAnthropicTool).max(512).optional(),
     tool_choice: z
-      .looseObject({ type: z.enum(['auto', 'any', 'tool', 'none']), name: z.string().optional() })
+      .looseObject({
+        type: z.enum(['auto', 'any', 'tool', 'none']),
+        name: z.string().optional(),
+        disable_parallel_tool_use: z.boolean().optional(),
+      })
       .optional(),
     thinking: z.looseObject({ type: z.string() }).optional(),
     metadata: z.looseObject({ user_id: z.string().nullable().optional() }).optional(),

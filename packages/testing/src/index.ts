@@ -1,3 +1,4 @@
+export * from './agent-turns';
 export * from './anthropic-fake';
 export * from './db';
 export * from './elevenlabs-fake';

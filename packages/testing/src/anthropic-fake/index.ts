@@ -8,6 +8,7 @@ import {
   type CommonBehaviour,
   createScript,
   type Queued,
+  type Responder,
   reply,
 } from '../openai-fake/script';
 
@@ -52,6 +53,8 @@ export type AnthropicFake = LoopbackServer & {
   setFor(model: string, behaviour: AnthropicBehaviour): void;
   enqueue(...behaviours: Queued<AnthropicBehaviour>[]): void;
   reset(): void;
+  /** Decides each request's behaviour from its body (see Responder). */
+  respond(responder: Responder<AnthropicBehaviour> | undefined): void;
   waitForRequest(predicate?: (r: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
   waitForAbort(predicate?: (r: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
 };
@@ -136,12 +139,14 @@ function replyMessage(
   behaviour: AnthropicBehaviour,
 ): void {
   const text = behaviour.content ?? behaviour.chunks?.join('') ?? 'Hello from the Anthropic fake.';
-  reply(res, record, 200, {
+  const message = {
     ...messageHead(request),
     content: contentOf(behaviour, text),
     stop_reason: behaviour.stopReason ?? (behaviour.toolCalls ? 'tool_use' : 'end_turn'),
     usage: usageOf(request, behaviour.toolCalls ? '' : text, behaviour.usage),
-  });
+  };
+  record.sent = JSON.stringify(message);
+  reply(res, record, 200, message);
 }
 
 /** The SSE sequence of the Messages API: message_start, ping, blocks, message_delta, message_stop. */
@@ -154,9 +159,12 @@ async function streamMessage(
   const text = behaviour.content ?? 'Hello from the Anthropic fake.';
   const pieces = behaviour.chunks ?? text.match(/\S+\s*|\s+/g) ?? [text];
   const usage = usageOf(request, behaviour.toolCalls ? '' : pieces.join(''), behaviour.usage);
+  record.sent = '';
   const send = (type: string, data: object) =>
     new Promise<void>((resolve) => {
-      res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`, () => resolve());
+      const event = `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+      record.sent += event;
+      res.write(event, () => resolve());
     });
   record.status = 200;
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
@@ -250,6 +258,7 @@ export async function startAnthropicFake(
     }
     const model = typeof body?.model === 'string' ? body.model : undefined;
     const record = recorder.start(req, res, body, model);
+    record.rawBody = raw.toString('utf8');
     const fail = (status: number, message: string) =>
       reply(res, record, status, anthropicErrorBody(status, { message }));
 
@@ -265,7 +274,7 @@ export async function startAnthropicFake(
     if (typeof body.max_tokens !== 'number') return fail(400, 'max_tokens: Field required');
     if (!Array.isArray(body.messages)) return fail(400, 'messages: Field required');
 
-    const behaviour = script.resolve(model);
+    const behaviour = script.resolve(model, body as Record<string, unknown>);
     if (await applyCommonBehaviour(behaviour, res, record, anthropicErrorBody)) return;
     if (body.stream === true) return streamMessage(res, record, body, behaviour);
     return replyMessage(res, record, body, behaviour);

@@ -20,6 +20,7 @@ export function scriptedFakeControls<B>(server: LoopbackServer, recorder: Record
     setFor: script.setFor,
     enqueue: script.enqueue,
     reset: script.reset,
+    respond: script.respond,
     waitForRequest: recorder.waitForRequest,
     waitForAbort: recorder.waitForAbort,
   };

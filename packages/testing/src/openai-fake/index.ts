@@ -6,14 +6,21 @@ import { scriptedFakeControls } from './controls';
 import { type EmbeddingsRequest, replyEmbeddings } from './embeddings';
 import { createAudio, SPEECH_CONTENT_TYPES, TINY_PNG_BASE64 } from './media';
 import { createRecorder, type RecordedRequest } from './recorder';
-import { applyCommonBehaviour, type CommonBehaviour, createScript, type Queued, reply } from './script';
+import {
+  applyCommonBehaviour,
+  type CommonBehaviour,
+  createScript,
+  type Queued,
+  type Responder,
+  reply,
+} from './script';
 
 export type { OpenAIBehaviour, UsageNumbers } from './chat';
 export { fakeEmbedding } from './embeddings';
 export { downFor, FAULTS } from './faults';
 export { createAudio, createSilentMp3, createSilentWav, TINY_PNG_BASE64 } from './media';
 export type { RecordedRequest } from './recorder';
-export type { CommonBehaviour, Queued } from './script';
+export type { CommonBehaviour, Queued, Responder } from './script';
 
 /** Options of `startOpenAIFake`. */
 export type OpenAIFakeOptions = {
@@ -34,6 +41,8 @@ export type OpenAIFake = LoopbackServer & {
   setFor(model: string, behaviour: OpenAIBehaviour): void;
   enqueue(...behaviours: Queued<OpenAIBehaviour>[]): void;
   reset(): void;
+  /** Decides each request's behaviour from its body (see Responder). */
+  respond(responder: Responder<OpenAIBehaviour> | undefined): void;
   waitForRequest(predicate?: (r: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
   /** Resolves with the first request (past or future) whose client hung up before the response ended. */
   waitForAbort(predicate?: (r: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
@@ -165,7 +174,7 @@ export async function startOpenAIFake(opts: OpenAIFakeOptions = {}): Promise<Ope
       );
     }
 
-    const behaviour = script.resolve(model);
+    const behaviour = script.resolve(model, body);
     if (await applyCommonBehaviour(behaviour, res, record, openAIErrorBody)) return;
     const headers = { 'x-request-id': `req_${randomUUID().replaceAll('-', '')}`, ...behaviour.headers };
 

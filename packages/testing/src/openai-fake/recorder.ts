@@ -11,6 +11,10 @@ export type RecordedRequest = {
   headers: Record<string, string>;
   /** Parsed JSON body, or undefined when the body was empty or not JSON. */
   body: unknown;
+  /** The body's bytes as received (UTF-8), where a fake keeps them (the Anthropic fake does). */
+  rawBody?: string;
+  /** The response bytes the fake wrote, where it keeps them (the Anthropic fake's messages and events). */
+  sent?: string;
   /** `model` from the body (or the voice id for ElevenLabs text-to-speech), when present. */
   model?: string;
   receivedAt: number;

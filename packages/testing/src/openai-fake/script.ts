@@ -31,7 +31,14 @@ export type CommonBehaviour = {
 export type Queued<B> = B & { model?: string };
 
 /**
- * Behaviour resolution: a queued one-shot (first match) over the per-model
+ * Decides one request's behaviour from its body, as an agent's model would
+ * (answer a tool result, else ask for a tool): `undefined` leaves the request
+ * to the rest of the script. Taken before the queue, whose one-shots stay queued.
+ */
+export type Responder<B> = (body: Record<string, unknown>) => B | undefined;
+
+/**
+ * Behaviour resolution: a responder's decision or a queued one-shot (first match) over the per-model
  * setting over the fake-wide default; fields merge in that order.
  */
 export type Script<B> = {
@@ -43,13 +50,22 @@ export type Script<B> = {
   enqueue(...behaviours: Queued<B>[]): void;
   /** Clears default, per-model and queued behaviours. */
   reset(): void;
-  resolve(model: string | undefined): B;
+  /** Sets (or, with undefined, removes) the responder; reset() removes it too. */
+  respond(responder: Responder<B> | undefined): void;
+  resolve(model: string | undefined, body?: Record<string, unknown>): B;
 };
 
 export function createScript<B extends object>(initial: B): Script<B> {
   let fallback: B = { ...initial };
   const perModel = new Map<string, B>();
   const queue: Queued<B>[] = [];
+  let responder: Responder<B> | undefined;
+  const take = (model: string | undefined, body: Record<string, unknown> | undefined) => {
+    const decided = body && responder ? responder(body) : undefined;
+    if (decided) return decided;
+    const index = queue.findIndex((q) => q.model === undefined || q.model === model);
+    return index >= 0 ? queue.splice(index, 1)[0] : undefined;
+  };
   return {
     set(behaviour) {
       fallback = { ...behaviour };
@@ -64,11 +80,13 @@ export function createScript<B extends object>(initial: B): Script<B> {
       fallback = { ...initial };
       perModel.clear();
       queue.length = 0;
+      responder = undefined;
     },
-    resolve(model) {
-      const index = queue.findIndex((q) => q.model === undefined || q.model === model);
-      const queued = index >= 0 ? queue.splice(index, 1)[0] : undefined;
-      const { model: _scope, ...oneShot } = (queued ?? {}) as Queued<B>;
+    respond(fn) {
+      responder = fn;
+    },
+    resolve(model, body) {
+      const { model: _scope, ...oneShot } = (take(model, body) ?? {}) as Queued<B>;
       return { ...fallback, ...(model !== undefined ? perModel.get(model) : undefined), ...oneShot } as B;
     },
   };

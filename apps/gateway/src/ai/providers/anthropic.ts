@@ -58,6 +58,18 @@ function isMessage(value: unknown): value is AnthropicMessageResponse {
 }
 
 /**
+ * The client's own body with `model` set to the target's in its place (a
+ * spread keeps key order), so what goes upstream is the client's bytes but for
+ * `model`; `stream` is only touched if the client's differs from how the
+ * gateway reads the answer.
+ */
+export function passedThrough(body: Record<string, unknown>, model: string, stream: boolean) {
+  const out: Record<string, unknown> = { ...body, model };
+  if ((out.stream === true) !== stream) out.stream = stream;
+  return out;
+}
+
+/**
  * The chat client of Anthropic's Messages API (`POST {baseUrl}/messages`,
  * `x-api-key`, `anthropic-version`), behind the same face as the
  * OpenAI-compatible client so lanes, fallback, breaker, deadline and
@@ -73,7 +85,7 @@ export function createAnthropicUpstream(baseUrl: string, apiKey: string): ChatUp
   const send = async (params: object, signal: AbortSignal, stream: boolean, native?: NativeRequest) => {
     const chat = params as Parameters<typeof toAnthropicRequest>[0];
     const body = native
-      ? { ...native.body, model: chat.model, stream }
+      ? passedThrough(native.body, chat.model, stream)
       : { ...toAnthropicRequest(chat), ...(stream ? { stream: true } : {}) };
     const headers = {
       'x-api-key': apiKey,

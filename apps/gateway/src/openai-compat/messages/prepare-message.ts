@@ -7,25 +7,33 @@ import {
 import { AppError } from '@platform/errors';
 import { parseRequestPart } from '@platform/service-kit';
 import type { PreparedChat } from '../../ai/chat-request';
-import { selectTargets } from '../../ai/config/lanes';
+import { selectTargets, type Target } from '../../ai/config/lanes';
+import { chatParamsFor } from '../../ai/field-policy';
 import type { AiRuntime } from '../../ai/runtime';
-import { modelNotFound, unsupportedParameter } from '../errors';
+import { modelNotFound } from '../errors';
 import { resolveModel } from '../models';
 import { countedTexts, toChatParams } from './translate-request';
 
 /** A `POST /v1/messages` body turned into the shared chat input. */
 export type PreparedMessages = { chat: PreparedChat; stream: boolean };
 
+const NOTHING: readonly string[] = [];
+
+/** Whether a target speaks Anthropic's Messages API (its catalogue row), and so gets the request as sent. */
+export function speaksMessages(rt: Pick<AiRuntime, 'catalog'>, target: Target): boolean {
+  return rt.catalog.get(target.provider)?.api === 'anthropic';
+}
+
 /**
  * Validates a Messages request (shape 422, model 404, then the chat rules
- * every AI route applies) and decides its targets: Anthropic targets get the
- * request as sent; OpenAI-compatible ones get its chat translation, and are
- * dropped when the request uses something the translation cannot carry (an
- * image, a server tool); with none left the request is refused (400) naming
- * that field.
+ * every AI route applies) and decides its targets. Nothing the vendor's API
+ * takes is refused (docs/gateway-ai.md#field-policy): an Anthropic target
+ * gets the client's body as sent, `model` alone replaced; an
+ * OpenAI-compatible one gets its chat translation, and what that cannot carry
+ * is dropped and named in `x-gateway-dropped-params`.
  */
 export function prepareMessages(
-  rt: Pick<AiRuntime, 'config' | 'allowedLanes'>,
+  rt: Pick<AiRuntime, 'config' | 'allowedLanes' | 'catalog'>,
   body: unknown,
   headers: { projectId: string | undefined; beta: string | undefined },
 ): PreparedMessages {
@@ -52,25 +60,26 @@ export function prepareMessages(
   if (violation) throw new AppError(violation);
   if (counted.systemBytes + counted.messageBytes > CHAT_LIMITS.maxTotalBytes)
     throw new AppError('total_content_too_long');
-  const laneTargets = selectTargets(rt.config.lanes[resolved.lane]?.targets ?? [], resolved.model);
-  if (!laneTargets) throw modelNotFound(request.model);
+  const targets = selectTargets(rt.config.lanes[resolved.lane]?.targets ?? [], resolved.model);
+  if (!targets) throw modelNotFound(request.model);
 
   const translated = toChatParams(request);
-  let targets = laneTargets;
-  if ('untranslatable' in translated) {
-    targets = laneTargets.filter((t) => t.provider === 'anthropic');
-    if (targets.length === 0)
-      // A feature of the request that no target of the lane can serve (see docs/gateway-ai.md).
-      throw unsupportedParameter(translated.untranslatable.param, translated.untranslatable.message);
-  }
-  const { model: _model, ...native } = request;
+  // The client's own object (key order as sent), so a passed-through body matches the client's bytes.
+  const native = body as Record<string, unknown>;
   return {
     chat: {
       lane: resolved.lane,
       projectId,
       targets,
-      params: 'params' in translated ? translated.params : { messages: [] },
+      params: translated.params,
       native: { format: 'anthropic', body: native, ...(headers.beta ? { beta: headers.beta } : {}) },
+      forTarget: (params, target) => {
+        // An Anthropic target gets `native` as sent; params are not used.
+        if (speaksMessages(rt, target)) return { params, dropped: NOTHING };
+        const chat = chatParamsFor(rt, params, target, { tokenField: 'max_tokens' });
+        const dropped = [...translated.dropped, ...chat.dropped];
+        return { params: chat.params, dropped: dropped.length > 0 ? dropped : NOTHING };
+      },
     },
     stream: request.stream === true,
   };
