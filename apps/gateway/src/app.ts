@@ -20,6 +20,7 @@ import { createBudgetRouter } from './budgets/routes';
 import { createConsoleRouter } from './console/routes';
 import { type GatewayDeps, SERVICE_NAME } from './deps';
 import { corsPolicy } from './http/cors';
+import { createMcpPolicyRouter } from './mcp/policy-routes';
 import { createMcpRouter } from './mcp/routes';
 import { createMessagesRouter } from './openai-compat/messages/routes';
 import { createOpenAiCompatRouter } from './openai-compat/routes';
@@ -137,6 +138,14 @@ export function createApp(deps: GatewayDeps): Express {
       currency: env.AI_COST_CURRENCY,
       auth: sessionOrKey,
       csrf: requireTrustedOrigin(deps),
+    }),
+  );
+  app.use(
+    createMcpPolicyRouter({
+      prisma,
+      read: sessionOrKey,
+      write: [authenticate(deps, { allow: ['session'] }), requireTrustedOrigin(deps)],
+      invalidate: deps.mcp.invalidatePolicies,
     }),
   );
   app.use(createConsoleRouter(deps));

@@ -20,7 +20,7 @@ import type { PrismaClient } from './generated/prisma/client';
 import { createMailer, type Mailer } from './mail';
 import { loadMcpConfig } from './mcp/config';
 import { createMcpGateway, type McpGateway } from './mcp/gateway';
-import { DEFAULT_POLICY } from './mcp/policy';
+import { findSessionPolicies } from './mcp/policy-repo';
 import { parseMasterKeys } from './provider-keys/crypto';
 import type { ProviderKeyDeps } from './provider-keys/deps';
 import { createStoredKeyCache } from './provider-keys/stored-key-cache';
@@ -185,7 +185,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     clock,
     logger,
     registry: metrics.registry,
-    policyOf: async () => DEFAULT_POLICY,
+    loadPolicies: (owner) => findSessionPolicies(prisma, owner),
   });
   return {
     ...base,

@@ -147,10 +147,12 @@ export type ServiceUsageFeedQuery = z.infer<typeof ZServiceUsageFeedQuery>;
 export const ZUsageRecord = z
   .object({
     id: z.uuid().meta({
-      description: 'The ledger id, minted by the gateway per request; unique: an idempotency key for billing.',
+      description:
+        'The ledger id, minted by the gateway per request; unique: an idempotency key for billing.',
     }),
     client_request_id: z.uuid().nullable().meta({
-      description: "The client's own x-request-id (lower-cased), for correlation only; null when it sent none.",
+      description:
+        "The client's own x-request-id (lower-cased), for correlation only; null when it sent none.",
     }),
     user_id: z.uuid(),
     api_key_id: z.uuid().nullable(),

@@ -8,6 +8,7 @@ export * from './gateway-common';
 export * from './gateway-config';
 export * from './gateway-embeddings';
 export * from './gateway-keys';
+export * from './gateway-mcp';
 export * from './gateway-media';
 export * from './gateway-openai';
 export * from './gateway-responses';

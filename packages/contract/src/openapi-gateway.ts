@@ -12,6 +12,7 @@ import {
 import { buildErrorResponses } from './openapi-errors';
 import { registerAiPaths } from './openapi-gateway-ai';
 import { AUTH_TAGS, registerAuthPaths, SESSION_OR_API_KEY } from './openapi-gateway-auth';
+import { MCP_TAG, registerMcpPaths } from './openapi-gateway-mcp';
 import { OPENAI_EXTRA_SCHEMAS, OPENAI_TAG, registerOpenAiPaths } from './openapi-gateway-openai';
 import { registerBillingPaths, registerBudgetPaths, registerUsagePaths } from './openapi-gateway-usage';
 import { ANTHROPIC_TAG, registerWirePaths } from './openapi-gateway-wire';
@@ -136,6 +137,7 @@ export function buildGatewayOpenApi(
         registerProviderKeyPaths(registry);
         registerUsagePaths(registry);
         registerBudgetPaths(registry);
+        registerMcpPaths(registry);
         registerBillingPaths(registry);
         registerConfigPath(registry);
         registerOpenAiPaths(registry);
@@ -150,6 +152,7 @@ export function buildGatewayOpenApi(
           description: 'Requests, tokens and cost per project, key, model and day; the ledger feed.',
         },
         { name: 'Budgets', description: 'Token and cost budgets per user, API key and project.' },
+        MCP_TAG,
         OPENAI_TAG,
         ANTHROPIC_TAG,
       ],

@@ -55,6 +55,14 @@ const GATEWAY_OPERATIONS = [
   'get /api/v1/budgets',
   'put /api/v1/budgets',
   'delete /api/v1/budgets',
+  // Beyond the spec (issue 41, docs/mcp.md): MCP servers and tool policies.
+  'get /api/v1/mcp/servers',
+  'post /api/v1/mcp/servers',
+  'delete /api/v1/mcp/servers/{name}',
+  'get /api/v1/mcp/servers/{name}/tools',
+  'get /api/v1/mcp/policies',
+  'put /api/v1/mcp/policies',
+  'delete /api/v1/mcp/policies',
   // Beyond the spec (issue 25, docs/billing.md): payment's subscription notices.
   'post /api/v1/billing/subscription-changes',
   'get /api/v1/config',

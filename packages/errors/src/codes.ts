@@ -89,6 +89,15 @@ export const ERROR_CODES = {
   model_not_found: { status: 404, error: 'model not found' },
   /** A request field the endpoint does not know, or that no target of the lane accepts. */
   unsupported_parameter: { status: 400, error: 'unsupported parameter' },
+
+  // --- gateway MCP servers (docs/mcp.md) ----------------------------------------
+  mcp_server_not_found: { status: 404, error: 'mcp server not found' },
+  /** The name is taken by an operator's server or one of the caller's. */
+  mcp_server_exists: { status: 409, error: 'mcp server already exists' },
+  /** The URL resolves to an address the gateway does not call for users (loopback, private, link-local). */
+  mcp_url_forbidden: { status: 400, error: 'mcp server url is not allowed' },
+  /** Registration checks the server (initialize, tools/list); it did not answer as an MCP server. */
+  mcp_server_unreachable: { status: 422, error: 'mcp server did not answer' },
 } as const satisfies Record<string, { status: number; error: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

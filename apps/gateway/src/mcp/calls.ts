@@ -19,7 +19,7 @@ import {
 } from './errors';
 import type { ToolCallResult } from './metrics';
 import { serverOfExposed } from './names';
-import { toolAllowed } from './policy';
+import { toolAllowedBy } from './policy';
 
 type Resolved = { server: McpServerConfig; tool: string };
 
@@ -29,9 +29,11 @@ type Resolved = { server: McpServerConfig; tool: string };
  * key may not use is refused without reaching its server (LiteLLM #15078).
  */
 async function resolveTool(ctx: CatalogContext, name: string): Promise<Resolved> {
-  const { policy, servers } = await visibleServers(ctx);
+  const { policies, servers } = await visibleServers(ctx);
   const allowed = (r: Resolved | undefined) =>
-    r !== undefined && servers.some((s) => s.name === r.server.name) && toolAllowed(policy, r.server, r.tool);
+    r !== undefined &&
+    servers.some((s) => s.name === r.server.name) &&
+    toolAllowedBy(policies, r.server, r.tool);
   let found = ctx.catalog.tools.get(name);
   if (!found) {
     const prefix = serverOfExposed(name);
@@ -41,7 +43,7 @@ async function resolveTool(ctx: CatalogContext, name: string): Promise<Resolved>
     }
     await listTools(ctx);
     found = ctx.catalog.tools.get(name);
-    if (!found) throw unknownTool(name);
+    if (!found) throw ctx.catalog.refused.has(name) ? notAllowed(name) : unknownTool(name);
   }
   if (!allowed(found)) throw notAllowed(name);
   return found;

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from './config';
 import { exposedName } from './names';
-import { type McpPolicy, serverAllowed, toolAllowed } from './policy';
+import { type PolicySet, serverAllowedBy, toolAllowedBy } from './policy';
 import type { McpRuntime, SessionOwner } from './runtime';
 import type { UpstreamPool } from './upstream-pool';
 
@@ -12,13 +12,15 @@ const MAX_PAGES = 20;
 /** What a client session has been shown: exposed names back to their server's own names. */
 export type SessionCatalog = {
   tools: Map<string, { server: McpServerConfig; tool: string }>;
+  /** Exposed names of tools the servers list but the key may not use: refused as such on call. */
+  refused: Set<string>;
   prompts: Map<string, { server: McpServerConfig; prompt: string }>;
   /** Resource URI -> the server that listed it. */
   resources: Map<string, McpServerConfig>;
 };
 
 export function emptyCatalog(): SessionCatalog {
-  return { tools: new Map(), prompts: new Map(), resources: new Map() };
+  return { tools: new Map(), refused: new Set(), prompts: new Map(), resources: new Map() };
 }
 
 export type CatalogContext = {
@@ -35,12 +37,12 @@ export function timeoutOf(rt: McpRuntime, server: McpServerConfig): number {
 /** The servers this key may use now, with its policy. */
 export async function visibleServers(
   ctx: CatalogContext,
-): Promise<{ policy: McpPolicy; servers: McpServerConfig[] }> {
-  const [servers, policy] = await Promise.all([
+): Promise<{ policies: PolicySet; servers: McpServerConfig[] }> {
+  const [servers, policies] = await Promise.all([
     ctx.rt.servers(ctx.owner.userId),
-    ctx.rt.policyOf(ctx.owner.apiKeyId),
+    ctx.rt.policiesOf(ctx.owner),
   ]);
-  return { policy, servers: servers.filter((s) => serverAllowed(policy, s)) };
+  return { policies, servers: servers.filter((s) => serverAllowedBy(policies, s)) };
 }
 
 /**
@@ -89,7 +91,7 @@ async function allPages<T>(
 
 /** The tools of every server the key may use, minus the tools it may not, under their exposed names. */
 export async function listTools(ctx: CatalogContext): Promise<Tool[]> {
-  const { policy, servers } = await visibleServers(ctx);
+  const { policies, servers } = await visibleServers(ctx);
   const lists = await fromEachServer(ctx, servers, (client, server) =>
     allPages(async (cursor) => {
       const r = await client.listTools(cursor ? { cursor } : undefined, {
@@ -101,8 +103,13 @@ export async function listTools(ctx: CatalogContext): Promise<Tool[]> {
   const tools: Tool[] = [];
   for (const { server, items } of lists) {
     for (const tool of items) {
-      if (!toolAllowed(policy, server, tool.name)) continue;
       const name = exposedName(server.name, tool.name);
+      if (!toolAllowedBy(policies, server, tool.name)) {
+        ctx.catalog.tools.delete(name);
+        ctx.catalog.refused.add(name);
+        continue;
+      }
+      ctx.catalog.refused.delete(name);
       ctx.catalog.tools.set(name, { server, tool: tool.name });
       tools.push({ ...tool, name, title: tool.title ?? tool.name });
     }

@@ -2,19 +2,22 @@ import type { KeyValueStore } from '@platform/db';
 import type { Logger, Registry } from '@platform/logging';
 import { countHit } from '@platform/service-kit';
 import type { Budgets } from '../budgets/budgets';
+import { lruCache } from '../cache/lru';
 import type { Clock } from '../clock';
 import type { UsageLedger } from '../usage/ledger';
 import { createMcpAccounting } from './accounting';
 import { createServerBreaker } from './breaker';
 import type { McpConfig } from './config';
 import { createMcpMetrics } from './metrics';
-import type { McpPolicy } from './policy';
-import type { McpRuntime } from './runtime';
+import type { PolicySet } from './policy';
+import type { McpRuntime, SessionOwner } from './runtime';
 import { createSessionStore, type SessionStore } from './sessions';
 
 export type McpGateway = {
   runtime: McpRuntime;
   sessions: SessionStore;
+  /** Forgets this instance's cached policies (after a change); other instances follow within POLICY_CACHE_MS. */
+  invalidatePolicies(): void;
   /** Ends every client session and its upstream sessions (shutdown). */
   close(): Promise<void>;
 };
@@ -28,17 +31,28 @@ export type McpGatewayOptions = {
   clock: Clock;
   logger: Logger;
   registry: Registry;
-  /** The MCP policy of an API key (mcp/policy-repo.ts). */
-  policyOf: (apiKeyId: string) => Promise<McpPolicy>;
+  /** The MCP policies of a session's key and project (mcp/policy-repo.ts). */
+  loadPolicies: (owner: SessionOwner) => Promise<PolicySet>;
 };
+
+/** How long an instance trusts its copy of a session's policies: a change elsewhere applies within it. */
+export const POLICY_CACHE_MS = 2000;
 
 /** The MCP gateway of one instance: the servers of the MCP config, its sessions, governance and records. */
 export function createMcpGateway(opts: McpGatewayOptions): McpGateway {
   const { config, clock, logger } = opts;
+  const policies = lruCache<string, { set: PolicySet }>({ max: 10_000, ttlMs: POLICY_CACHE_MS });
   const runtime: McpRuntime = {
     config,
     servers: async () => config.servers,
-    policyOf: opts.policyOf,
+    async policiesOf(owner) {
+      const key = `${owner.apiKeyId}|${owner.projectId}`;
+      const hit = policies.get(key);
+      if (hit) return hit.set;
+      const set = await opts.loadPolicies(owner);
+      policies.set(key, { set });
+      return set;
+    },
     async hit(subject, perMinute) {
       const rate = await countHit(opts.kv, { name: 'mcp', max: perMinute, windowMs: 60_000 }, subject);
       return rate.total > perMinute ? rate.resetMs : null;
@@ -54,5 +68,5 @@ export function createMcpGateway(opts: McpGatewayOptions): McpGateway {
     clock,
   };
   const sessions = createSessionStore(runtime);
-  return { runtime, sessions, close: () => sessions.close() };
+  return { runtime, sessions, invalidatePolicies: () => policies.clear(), close: () => sessions.close() };
 }

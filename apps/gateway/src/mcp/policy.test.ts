@@ -1,4 +1,11 @@
-import { DEFAULT_POLICY, POLICY_ENTRY, serverAllowed, toolAllowed } from './policy';
+import {
+  DEFAULT_POLICY,
+  POLICY_ENTRY,
+  serverAllowed,
+  serverAllowedBy,
+  toolAllowed,
+  toolAllowedBy,
+} from './policy';
 
 const open = { name: 'notes', default_allowed: true };
 const closed = { name: 'vault', default_allowed: false };
@@ -33,5 +40,17 @@ describe('MCP tool policy', () => {
       expect(POLICY_ENTRY.test(ok)).toBe(true);
     for (const bad of ['', 'Notes', 'notes/', '*', 'notes/a*b', `n/${'x'.repeat(200)}`])
       expect(POLICY_ENTRY.test(bad)).toBe(false);
+  });
+});
+
+describe('a key policy and a project policy together', () => {
+  it('both must allow; none at all means the default', () => {
+    const key = { allow: ['notes'], deny: [] };
+    const project = { allow: null, deny: ['notes/delete'] };
+    expect(toolAllowedBy([key, project], open, 'search')).toBe(true);
+    expect(toolAllowedBy([key, project], open, 'delete')).toBe(false);
+    expect(serverAllowedBy([key], closed)).toBe(false);
+    expect(serverAllowedBy([], open)).toBe(true);
+    expect(serverAllowedBy([], closed)).toBe(false);
   });
 });

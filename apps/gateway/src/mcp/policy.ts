@@ -53,3 +53,26 @@ export function toolAllowed(
   if (policy.allow === null) return true;
   return policy.allow.some((entry) => matchesTool(entry, server.name, tool));
 }
+
+/**
+ * The policies in force for a session (its key's, its project's): each must
+ * allow. No policy at all: the default.
+ */
+export type PolicySet = readonly McpPolicy[];
+
+export function serverAllowedBy(
+  policies: PolicySet,
+  server: { name: string; default_allowed: boolean },
+): boolean {
+  if (policies.length === 0) return serverAllowed(DEFAULT_POLICY, server);
+  return policies.every((p) => serverAllowed(p, server));
+}
+
+export function toolAllowedBy(
+  policies: PolicySet,
+  server: { name: string; default_allowed: boolean },
+  tool: string,
+): boolean {
+  if (policies.length === 0) return toolAllowed(DEFAULT_POLICY, server, tool);
+  return policies.every((p) => toolAllowed(p, server, tool));
+}

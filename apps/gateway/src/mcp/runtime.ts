@@ -4,15 +4,15 @@ import type { McpAccounting } from './accounting';
 import type { ServerBreaker } from './breaker';
 import type { McpConfig, McpServerConfig } from './config';
 import type { McpMetrics } from './metrics';
-import type { McpPolicy } from './policy';
+import type { PolicySet } from './policy';
 
 /** What the MCP gateway's sessions share: the servers, governance, accounting, breaker, metrics. */
 export type McpRuntime = {
   config: McpConfig;
   /** The servers offered to this user's keys (before the key's policy). */
   servers(userId: string): Promise<McpServerConfig[]>;
-  /** The policy of an API key; read on every list and call, so a change applies to open sessions. */
-  policyOf(apiKeyId: string): Promise<McpPolicy>;
+  /** The policies of a session's key and project; read on every list and call, so a change applies to open sessions. */
+  policiesOf(owner: SessionOwner): Promise<PolicySet>;
   /**
    * Counts one call against a per-minute limit of `subject`; returns the
    * milliseconds until the window resets when over the limit, else null.
