@@ -2,7 +2,7 @@ import { ERROR_CODES } from '@platform/errors/codes';
 import { z } from 'zod';
 import { CHAT_LIMITS, findChatRuleViolation } from './chat-rules';
 import { ZRequestId } from './common';
-import { TOKEN_COUNT_FIELDS, ZLaneName, ZModelName, ZProjectId } from './gateway-common';
+import { storableText, TOKEN_COUNT_FIELDS, ZLaneName, ZModelName, ZProjectId } from './gateway-common';
 
 /** Roles a chat message may have. */
 export const CHAT_ROLES = ['system', 'user', 'assistant'] as const;
@@ -28,7 +28,8 @@ export type ChatMessage = z.infer<typeof ZChatMessage>;
  */
 export const ZChatCompletionRequestShape = z.object({
   lane: z.string().optional(),
-  project_id: z.string(),
+  // Checked with the shape: text Postgres cannot store is 400 validation failed, never a record.
+  project_id: storableText(z.string()),
   messages: z.array(ZChatMessage),
   model: z.string().optional(),
   max_tokens: z.number().int().positive().default(CHAT_LIMITS.defaultMaxTokens),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ZIsoTimestamp } from './common';
-import { ZProjectId } from './gateway-common';
+import { storableText, ZProjectId } from './gateway-common';
 
 export const ZBudgetScope = z.enum(['user', 'api_key', 'project']);
 export const ZBudgetPeriod = z.enum(['daily', 'monthly']);
@@ -12,7 +12,7 @@ export const ZBudgetUnit = z
 export const ZBudgetId = z
   .object({
     scope: ZBudgetScope,
-    subject: z.string().max(128).default(''),
+    subject: storableText(z.string().max(128)).default(''),
     period: ZBudgetPeriod,
     unit: ZBudgetUnit,
   })

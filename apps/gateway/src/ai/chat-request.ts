@@ -1,5 +1,5 @@
 import { checkChatRules, ZChatCompletionRequestShape } from '@platform/contract';
-import { AppError } from '@platform/errors';
+import { AppError, zodDetails } from '@platform/errors';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { selectTargets, type Target } from './config/lanes';
 import type { NativeRequest } from './providers/openai-chat';
@@ -33,12 +33,26 @@ export type PreparedChat = {
 };
 
 /**
+ * The native chat body's shape: a wrong one is 422 `deserialization error`
+ * (the ZodError goes to the error handler); text that passed the shape but
+ * that Postgres cannot store (the shape's only refinement, on project_id)
+ * is 400 `validation failed` naming the field.
+ */
+function parseChatShape(body: unknown) {
+  const parsed = ZChatCompletionRequestShape.safeParse(body);
+  if (parsed.success) return parsed.data;
+  if (parsed.error.issues.every((i) => i.code === 'custom'))
+    throw new AppError('validation_failed', { details: zodDetails(parsed.error), cause: parsed.error });
+  throw parsed.error;
+}
+
+/**
  * Validates a native chat body in the spec's order: a wrong shape is 422
  * `deserialization error` (the ZodError goes to the error handler), then the
  * contract's rules in their fixed precedence, then the lane's model list.
  */
 export function prepareChat(rt: Pick<AiRuntime, 'config' | 'allowedLanes'>, body: unknown): PreparedChat {
-  const request = ZChatCompletionRequestShape.parse(body);
+  const request = parseChatShape(body);
   const violation = checkChatRules(request, rt.allowedLanes);
   if (violation) throw new AppError(violation);
   // checkChatRules guarantees an allowed, hence configured, lane.

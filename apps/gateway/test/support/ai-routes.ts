@@ -39,6 +39,8 @@ export type AiRouteCall = {
   endpoint: string;
   /** Where the project id goes: the body's `project_id`, or the /v1 routes' `x-project-id` header. */
   project: 'body' | 'header';
+  /** Its ordinary body (with `project_id` for the body routes). */
+  body(projectId: string): object;
   send(app: Target, caller: TestCaller, projectId: string, headers?: Record<string, string>): request.Test;
 };
 
@@ -60,6 +62,7 @@ const route = (endpoint: string, path: string, body: object, project: 'body' | '
   path,
   endpoint,
   project,
+  body: (projectId: string) => (project === 'body' ? { ...body, project_id: projectId } : body),
   send: post(path, body, project),
 });
 
