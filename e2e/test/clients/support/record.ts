@@ -1,4 +1,20 @@
-import { type CompatRow, installedVersion, recordCompat } from './compat-matrix';
+import fs from 'node:fs';
+import path from 'node:path';
+import { type CompatRow, recordCompat } from './compat-matrix';
+
+/**
+ * The installed version of `pkg`, read from `node_modules/<pkg>/package.json`
+ * in e2e or a folder above it (workspaces hoist): some packages' `exports`
+ * hide their package.json from require.resolve.
+ */
+function versionOf(pkg: string): string {
+  for (let dir = path.resolve(__dirname, '../../..'); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'node_modules', pkg, 'package.json');
+    if (fs.existsSync(file))
+      return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+    if (path.dirname(dir) === dir) throw new Error(`${pkg} is not installed`);
+  }
+}
 
 /**
  * Runs one client check and records its row in the compatibility matrix:
@@ -10,7 +26,7 @@ export async function checkClient(
   check: () => Promise<void>,
 ): Promise<void> {
   const { pkg, ...rest } = row;
-  const version = installedVersion(pkg ?? row.client);
+  const version = versionOf(pkg ?? row.client);
   try {
     await check();
     recordCompat({ ...rest, version, result: 'pass' });
