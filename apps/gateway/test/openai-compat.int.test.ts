@@ -415,6 +415,23 @@ describe('parameters', () => {
   });
 });
 
+describe('x-gateway-dropped-params', () => {
+  it('shows only plain field names, at most 32, whatever the client sends', async () => {
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}`, i]));
+    // Responses fields without a chat equivalent are dropped: here 40 unknown ones and an odd key.
+    const res = await post('/v1/responses', {
+      model: 'standard',
+      input: 'hi',
+      'bad\r\nx-evil: 1': 1,
+      ...many,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-evil')).toBeNull();
+    const shown = Array.from({ length: 32 }, (_, i) => `f${i}`);
+    expect(res.headers.get('x-gateway-dropped-params')).toBe([...shown, '...'].join(','));
+  });
+});
+
 describe('tool calls', () => {
   const tools = [
     { type: 'function' as const, function: { name: 'weather', parameters: { type: 'object' } } },

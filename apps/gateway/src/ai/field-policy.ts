@@ -67,6 +67,17 @@ export function chatParamsFor(
   return { params: out, dropped: dropped.length > 0 ? dropped : NOTHING_DROPPED };
 }
 
+/** Names come from the client's keys: only plain ones are shown (a header cannot carry any text). */
+const SHOWN_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** At most this many names are shown; a body of thousands of unknown keys does not make a huge header. */
+const MAX_SHOWN = 32;
+
+/** The dropped names as shown: plain names only, at most MAX_SHOWN, then `...`. */
+export function shownDroppedParams(dropped: readonly string[]): string[] {
+  const plain = dropped.filter((name) => SHOWN_NAME.test(name));
+  return plain.length > MAX_SHOWN ? [...plain.slice(0, MAX_SHOWN), '...'] : plain;
+}
+
 /**
  * Names the fields the answering target was not sent: the
  * `x-gateway-dropped-params` header (while headers can still be set) and a
@@ -79,7 +90,7 @@ export function announceDroppedParams(
   target: Target,
 ): void {
   if (!prepared.forTarget) return;
-  const { dropped } = prepared.forTarget(prepared.params, target);
+  const dropped = shownDroppedParams(prepared.forTarget(prepared.params, target).dropped);
   if (dropped.length === 0) return;
   if (!res.headersSent) res.setHeader(DROPPED_PARAMS_HEADER, dropped.join(','));
   rt.logger.debug(
