@@ -1,9 +1,9 @@
 /// <reference lib="dom" />
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { describeUnless } from '@platform/testing';
+import { describeWith, needChromium } from '@platform/testing';
 import type { Browser } from 'playwright-core';
-import { chromiumMissing, launchChromium, watchProblems } from './support/browser';
+import { launchChromium, watchProblems } from './support/browser';
 import { ROOT } from './support/compose';
 import {
   createServiceStorage,
@@ -55,10 +55,7 @@ afterAll(async () => {
   }
 }, 60_000);
 
-describeUnless(chromiumMissing(), 'the API reference browser test (e2e/test/api-docs.int.test.ts)').each([
-  'payment',
-  'gateway',
-] as const)('%s /docs', (name) => {
+describeWith(needChromium()).each(['payment', 'gateway'] as const)('%s /docs', (name) => {
   it('renders every operation of /openapi.json, filterable, with examples, from this origin only', async () => {
     const base = bases[name];
     const doc = (await (await fetch(`${base}/openapi.json`)).json()) as {

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { describeWithSharedServers, type SharedServers, startSharedServers } from '@platform/testing';
+import { describeWith, needPostgres, type TestServer } from '@platform/testing';
 import { ROOT } from './support/compose';
 
 // Runs infra/postgres/init-databases.sh (what the postgres container runs on its
@@ -10,11 +10,9 @@ import { ROOT } from './support/compose';
 // cannot even connect to the other's.
 
 const SCRIPT = path.join(ROOT, 'infra', 'postgres', 'init-databases.sh');
-// The server: TEST_DATABASE_URL (CI), else a private one started for this file.
-const describeWithPostgres = describeWithSharedServers(
-  'the init script test (e2e/test/postgres-init.int.test.ts)',
-);
-let servers: SharedServers | undefined;
+// The server: TEST_DATABASE_URL (CI), else a private one started for this file, else one skip line.
+const postgres = needPostgres();
+let started: TestServer | undefined;
 let server: URL | undefined;
 
 const suffix = randomBytes(4).toString('hex');
@@ -23,7 +21,7 @@ const second = `e2e_init_${suffix}_b`;
 const passwords = { [first]: `pw-a-${suffix}'"; x`, [second]: `pw-b-${suffix}` };
 
 function serverEnv(): Record<string, string> {
-  if (!server) throw new Error('TEST_DATABASE_URL is not set');
+  if (!server) throw new Error('serverEnv() was called before the server started');
   return {
     PATH: process.env.PATH ?? '',
     PGHOST: server.hostname,
@@ -50,7 +48,7 @@ function admin(sql: string) {
   return psql(POSTGRES_USER as string, PGPASSWORD as string, 'postgres', sql);
 }
 
-describeWithPostgres('infra/postgres/init-databases.sh', () => {
+describeWith(postgres)('infra/postgres/init-databases.sh', () => {
   const env = {
     SERVICE_DATABASES: `${first} ${second}`,
     [`${first.toUpperCase()}_DB_PASSWORD`]: passwords[first] as string,
@@ -59,8 +57,8 @@ describeWithPostgres('infra/postgres/init-databases.sh', () => {
 
   let firstRun: ReturnType<typeof runScript>;
   beforeAll(async () => {
-    servers = await startSharedServers();
-    server = new URL(servers.databaseUrl);
+    started = await postgres.start();
+    server = new URL(started.url);
     firstRun = runScript(env);
   });
 
@@ -71,7 +69,7 @@ describeWithPostgres('infra/postgres/init-databases.sh', () => {
         admin(`DROP ROLE IF EXISTS "${name}"`);
       }
     }
-    await servers?.close();
+    await started?.close();
   });
 
   it('creates one database per service, owned by its own role', () => {

@@ -2,21 +2,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
 import tls from 'node:tls';
 import {
-  describeUnless,
+  describeWith,
   freePort,
+  needNginx,
   type OpenAIFake,
   type SmtpCapture,
   type StripeFake,
 } from '@platform/testing';
 import { gatewayFakeEnv, paymentFakeEnv, startFakes } from './support/fakes';
 import { openSse, type ProxyRequest, proxyRequest } from './support/http';
-import {
-  GATEWAY_HOST,
-  type NginxProxy,
-  nginxMissing,
-  PAYMENT_HOST,
-  startServiceProxy,
-} from './support/nginx';
+import { GATEWAY_HOST, type NginxProxy, PAYMENT_HOST, startServiceProxy } from './support/nginx';
 import {
   createServiceStorage,
   type ServiceProcess,
@@ -47,7 +42,7 @@ const https = () => ({ port: proxy.tlsPort, ca: certs.ca });
 const call = (req: ProxyRequest) => proxyRequest(https(), req);
 const callPlain = (req: ProxyRequest) => proxyRequest(proxy.port, req);
 const HSTS = 'max-age=31536000; includeSubDomains';
-const describeWithNginx = describeUnless(nginxMissing(), 'the proxy test (e2e/test/proxy.int.test.ts)');
+const describeWithNginx = describeWith(needNginx());
 /** The services answer /metrics to this token; the proxy must still never pass it through. */
 const METRICS_TOKEN = 'e2e-metrics-token-0123456789';
 

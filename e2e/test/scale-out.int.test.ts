@@ -1,9 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createRedisStore, type RedisKeyValueStore } from '@platform/db';
 import {
-  describeUnless,
+  describeWith,
+  needNginx,
+  needPostgres,
+  needRedis,
   type SharedServers,
-  sharedServersMissing,
   startSharedServers,
 } from '@platform/testing';
 import {
@@ -15,7 +17,6 @@ import {
   waitUntilRefusing,
 } from './support/fleet';
 import type { ProxyResponse } from './support/http';
-import { nginxMissing } from './support/nginx';
 import type { ServiceProcess } from './support/services';
 
 // Two instances of each service, in production mode, on one Postgres database
@@ -29,10 +30,7 @@ import type { ServiceProcess } from './support/services';
 
 // Postgres and Redis: TEST_DATABASE_URL/TEST_REDIS_URL (CI), else private ones
 // started for this file; without those either, the file is skipped in one line.
-const describeWithServers = describeUnless(
-  sharedServersMissing() ?? nginxMissing(),
-  'the scale-out test (e2e/test/scale-out.int.test.ts)',
-);
+const describeWithServers = describeWith(needPostgres(), needRedis(), needNginx());
 let servers: SharedServers | undefined;
 
 const AI_RATE_LIMIT = 30;

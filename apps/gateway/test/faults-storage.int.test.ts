@@ -1,8 +1,9 @@
 import {
+  describeWith,
   expectStorageOutageAnswered,
+  needPrivateStorage,
   type PrivateStorage,
   type StorageOutage,
-  startPrivateStorage,
 } from '@platform/testing';
 import request from 'supertest';
 import { type AiHarness, startAiHarness, type TestCaller } from './support/ai-harness';
@@ -13,13 +14,14 @@ import { GATEWAY_ENDPOINTS } from './support/endpoints';
  * the status docs/reliability.md promises, never 500; when the server returns,
  * the same app recovers without a restart. The test owns both servers.
  */
+const privateStorage = needPrivateStorage();
 let storage: PrivateStorage;
 let h: AiHarness;
 let caller: TestCaller;
 let url: string;
 
 beforeAll(async () => {
-  storage = await startPrivateStorage();
+  storage = await privateStorage.start();
   h = await startAiHarness({}, storage.urls);
   caller = await h.createCaller();
   ({ url } = await h.listen());
@@ -91,7 +93,7 @@ const outage = (): StorageOutage => ({
   recovered: canSignInAndCall,
 });
 
-describe('gateway with a storage server stopped', () => {
+describeWith(privateStorage)('gateway with a storage server stopped', () => {
   it.each(['Redis', 'Postgres'] as const)(
     '%s: every endpoint answers within 2 s as documented, never 500; recovery without restart',
     (kind) => expectStorageOutageAnswered(kind, outage()),

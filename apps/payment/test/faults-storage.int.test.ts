@@ -1,10 +1,11 @@
 import {
+  describeWith,
   type EndpointProbe,
   expectStorageOutageAnswered,
   type LoopbackServer,
   listenLoopback,
+  needPrivateStorage,
   type PrivateStorage,
-  startPrivateStorage,
 } from '@platform/testing';
 import { paymentEndpoints } from './support/endpoints';
 import { type Harness, startHarness } from './support/harness';
@@ -14,13 +15,14 @@ import { type Harness, startHarness } from './support/harness';
  * the status docs/reliability.md promises, never 500; when the server returns,
  * the same app recovers without a restart. The test owns both servers.
  */
+const privateStorage = needPrivateStorage();
 let storage: PrivateStorage;
 let h: Harness;
 let server: LoopbackServer;
 let probes: EndpointProbe[];
 
 beforeAll(async () => {
-  storage = await startPrivateStorage();
+  storage = await privateStorage.start();
   h = await startHarness(storage.urls);
   server = await listenLoopback(h.app);
   probes = (await paymentEndpoints(h)).map((e) => ({ name: e.name, send: () => e.send(server.url) }));
@@ -63,7 +65,7 @@ const statusAnswers = async () => {
   return res.status === 200;
 };
 
-describe('payment with a storage server stopped', () => {
+describeWith(privateStorage)('payment with a storage server stopped', () => {
   it.each(['Redis', 'Postgres'] as const)(
     '%s: every endpoint answers within 2 s as documented, never 500; recovery without restart',
     (kind) =>

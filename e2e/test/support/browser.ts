@@ -1,20 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { needChromium } from '@platform/testing';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { ROOT } from './compose';
 
-/** Debian's Chromium; Playwright's own browser download cannot work on these machines. */
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 /** Where each step's screenshot goes; git-ignored, kept by CI as an artefact. */
 const SCREENSHOT_DIR = path.join(ROOT, 'e2e', 'artifacts', 'console');
-
-/** Why the browser tests cannot run here, or undefined. */
-export function chromiumMissing(): string | undefined {
-  return fs.existsSync(CHROMIUM_PATH)
-    ? undefined
-    : `needs Chromium at ${CHROMIUM_PATH}: apt-get install -y chromium (.ci/run does), or set CHROMIUM_PATH`;
-}
 
 /**
  * Headless Chromium with the flags this network needs: without the
@@ -22,13 +13,8 @@ export function chromiumMissing(): string | undefined {
  * Fails with an instruction, not a stack, when Chromium is missing.
  */
 export async function launchChromium(): Promise<Browser> {
-  if (!fs.existsSync(CHROMIUM_PATH)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (.ci/run does) or set CHROMIUM_PATH.`,
-    );
-  }
   return chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath: await needChromium().start(),
     headless: true,
     args: [
       '--headless',

@@ -2,16 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { needNginx } from '@platform/testing';
 import { ROOT } from './compose';
 
 const PROXY_DIR = path.join(ROOT, 'infra', 'proxy');
-const CANDIDATES = [
-  '/usr/sbin/nginx',
-  '/usr/local/sbin/nginx',
-  '/usr/local/nginx/sbin/nginx',
-  '/usr/bin/nginx',
-];
-
 /** A running nginx with the repository's proxy config. */
 export type NginxProxy = {
   /** Plain-HTTP port on 127.0.0.1 (health paths, redirects). */
@@ -41,24 +35,6 @@ type StartNginxOptions = {
   paymentHost: string;
   gatewayHost: string;
 };
-
-/** Why the proxy tests cannot run here, or undefined. */
-export function nginxMissing(): string | undefined {
-  return CANDIDATES.some((candidate) => fs.existsSync(candidate))
-    ? undefined
-    : 'needs nginx: apt-get install -y nginx-light (.ci/run does)';
-}
-
-/** Debian's nginx (installed by .ci/run), or a clear failure naming the package. */
-function findNginx(): string {
-  const found = CANDIDATES.find((candidate) => fs.existsSync(candidate));
-  if (!found) {
-    throw new Error(
-      `nginx not found (looked in ${CANDIDATES.join(', ')}); install it, e.g. apt-get install nginx-light (.ci/run does)`,
-    );
-  }
-  return found;
-}
 
 /**
  * Substitutes `${NAME}` the way the nginx image's envsubst step does: only the
@@ -150,7 +126,7 @@ async function waitUntilServing(port: number, child: ChildProcess, errorLog: () 
 
 /** Starts nginx in the foreground with the proxy config pointed at the given upstreams. */
 async function startNginx(opts: StartNginxOptions): Promise<NginxProxy> {
-  const binary = findNginx();
+  const binary = await needNginx().start();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-nginx-'));
   // Workers drop to `nobody` when the master runs as root; they must reach the temp folders.
   fs.chmodSync(dir, 0o755);

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '@platform/db';
+import { testServerUrls } from '@platform/testing';
 import { ROOT } from './compose';
 
 /** A service started through its real composition root (src/main.ts), as the image does with dist/main.js. */
@@ -28,7 +29,7 @@ export type ServiceStorage = { env: Record<string, string>; drop(): Promise<void
  */
 export async function createServiceStorage(
   service: string,
-  base = process.env.TEST_DATABASE_URL,
+  base = testServerUrls().databaseUrl,
 ): Promise<ServiceStorage> {
   if (!base) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `e2e-${service}-`));

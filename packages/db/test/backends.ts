@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
+// @platform/testing depends on this package, so it is not a declared dependency
+// here (turbo would see a cycle); its ./servers entry imports nothing of it.
+import { needPostgres, needsMet, type TestServer } from '@platform/testing/servers';
 import pg from 'pg';
 import { type Database, loadPristineSnapshot, openDatabase } from '../src';
 
-/** A fresh empty database for one test: Postgres when TEST_DATABASE_URL is set, else PGlite in memory. */
+/** A fresh empty database for one test: on the Postgres server, or PGlite in memory. */
 export type FreshDatabase = {
   kind: 'postgres' | 'pglite';
   url?: string;
@@ -10,13 +13,26 @@ export type FreshDatabase = {
   drop(): Promise<void>;
 };
 
-export const serverUrl = process.env.TEST_DATABASE_URL;
+/** The Postgres server: TEST_DATABASE_URL, else a private one (initdb) started when first used. */
+export const postgres = needPostgres();
 
-/** Backends to run a suite against: always PGlite, plus Postgres when a server is configured. */
-export const backends: ('pglite' | 'postgres')[] = serverUrl ? ['pglite', 'postgres'] : ['pglite'];
+/** Backends to run a suite against: PGlite, and Postgres where there is one (else one skip line). */
+export const backends: ('pglite' | 'postgres')[] = needsMet(postgres) ? ['pglite', 'postgres'] : ['pglite'];
+
+let server: Promise<TestServer> | undefined;
+// Registered by the test file that imports this one: its private server goes with its last test.
+afterAll(async () => {
+  await (await server)?.close();
+});
+
+/** The Postgres server's URL (tests create their own databases on it). */
+export async function postgresServerUrl(): Promise<string> {
+  server ??= postgres.start();
+  return (await server).url;
+}
 
 export async function createFreshDatabase(kind: 'postgres' | 'pglite'): Promise<FreshDatabase> {
-  if (kind === 'pglite' || !serverUrl) {
+  if (kind === 'pglite') {
     let db: Database | undefined;
     // One shared in-memory instance: a second open() returns the same database.
     return {
@@ -28,6 +44,7 @@ export async function createFreshDatabase(kind: 'postgres' | 'pglite'): Promise<
       drop: async () => db?.close(),
     };
   }
+  const serverUrl = await postgresServerUrl();
   const name = `t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();

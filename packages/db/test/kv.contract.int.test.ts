@@ -14,8 +14,8 @@ function nextMessage(store: KeyValueStore, channel: string) {
 
 describe.each(storeFactories)('KeyValueStore contract: $name', (factory) => {
   let store: KeyValueStore;
-  beforeEach(() => {
-    store = factory.create();
+  beforeEach(async () => {
+    store = await factory.create();
   });
   afterEach(async () => {
     await factory.drop(store);

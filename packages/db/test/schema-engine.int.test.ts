@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { describeWith } from '@platform/testing/servers';
 import pg from 'pg';
 import {
   applyMigrations,
@@ -18,7 +19,7 @@ import {
   readSchemaFiles,
   withSchemaEngine,
 } from '../src/schema-engine';
-import { backends, createFreshDatabase, serverUrl } from './backends';
+import { backends, createFreshDatabase, postgres, postgresServerUrl } from './backends';
 
 /** The payment app's first schema and migration, frozen so these tests do not move with the app. */
 const payment = resolvePrismaPaths(path.resolve(__dirname, 'fixtures/payment-init'));
@@ -119,13 +120,8 @@ describe.each(backends)('schema engine against %s', (kind) => {
   });
 });
 
-// The shadow database needs a Postgres server; @platform/testing (which could
-// start one) depends on this package, so without TEST_DATABASE_URL it is one skip line.
-if (!serverUrl)
-  process.stderr.write(
-    'skipped: createMigration on Postgres (packages/db/test/schema-engine.int.test.ts) needs TEST_DATABASE_URL\n',
-  );
-(serverUrl ? describe : describe.skip)('createMigration on Postgres', () => {
+// The shadow database needs a Postgres server: TEST_DATABASE_URL, else a private one, else one skip line.
+describeWith(postgres)('createMigration on Postgres', () => {
   it('uses a shadow database and drops it afterwards', async () => {
     const fresh = await createFreshDatabase('postgres');
     const appDir = await copyPaymentApp();
@@ -138,7 +134,7 @@ if (!serverUrl)
         target: { databaseUrl: fresh.url! },
       });
       expect(created?.sql).toContain('CREATE TABLE "notes"');
-      const admin = new pg.Client({ connectionString: serverUrl });
+      const admin = new pg.Client({ connectionString: await postgresServerUrl() });
       await admin.connect();
       const shadows = await admin.query(
         "SELECT datname FROM pg_database WHERE datname LIKE 'prisma_migrate_shadow_db_%'",

@@ -26,7 +26,7 @@ export type PrivateStorage = {
 export function needPrivateStorage(): Need<PrivateStorage> {
   const needs = [needRedis({ private: true }), needPostgres({ private: true })];
   return {
-    kind: 'a private Redis and Postgres',
+    kind: '',
     missing: missingOf(needs),
     async start() {
       const [redis, postgres] = (await startAll(needs)) as [PrivateServer, PrivateServer];

@@ -1,4 +1,4 @@
-import { describeWith, needChromium, needPostgres, needRedis } from '../src/servers';
+import { describeWith, needChromium, needPostgres, needRedis, needSharedServers } from '../src/servers';
 
 /** Runs `fn` with these environment variables set (undefined: unset), then restores them. */
 function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T): T {
@@ -102,6 +102,24 @@ describe('a TEST_* server', () => {
       );
       expect(chosen).toBe(describe);
       expect(write).not.toHaveBeenCalled();
+    } finally {
+      write.mockRestore();
+    }
+  });
+});
+
+describe('a combination of needs', () => {
+  it('names each part it lacks, once', () => {
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      withEnv({ ...BARE, TEST_DATABASE_URL: 'postgresql://u@127.0.0.1:1/x' }, () =>
+        describeWith('the x test', needSharedServers()),
+      );
+      expect(write.mock.calls).toEqual([
+        [
+          'skipped: the x test needs Redis (set TEST_REDIS_URL, or install redis-server to let it start its own)\n',
+        ],
+      ]);
     } finally {
       write.mockRestore();
     }

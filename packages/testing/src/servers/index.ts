@@ -1,5 +1,5 @@
 export { testServerUrls } from './env';
-export { describeUnless, describeWith, missingOf, type Need, type TestServer } from './need';
+export { describeUnless, describeWith, missingOf, type Need, needsMet, type TestServer } from './need';
 export { hasPostgresServer, type NeedPostgresOptions, needPostgres, startPrivatePostgres } from './postgres';
 export type { PrivateServer } from './private-server';
 export { freePort, onPath } from './process';

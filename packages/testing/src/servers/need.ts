@@ -8,7 +8,10 @@ import path from 'node:path';
  * after ONE line on stderr saying what they need. Never a throw in the test.
  */
 export type Need<T> = {
-  /** What is needed, as the skip line names it: `Redis`, `Postgres`, `nginx`, `Chromium`. */
+  /**
+   * What is needed, as the skip line names it: `Redis`, `Postgres`, `nginx`,
+   * `Chromium`; empty for a combination, whose `missing` names its parts.
+   */
   kind: string;
   /** Why this machine cannot provide it (what to set or install), or undefined when it can. */
   missing: string | undefined;
@@ -39,7 +42,9 @@ function currentTestFile(): string | undefined {
 
 /** What of `needs` this machine lacks, as `Redis (install ...) and nginx (...)`, or undefined. */
 export function missingOf(needs: readonly Need<unknown>[]): string | undefined {
-  const missing = needs.filter((n) => n.missing).map((n) => `${n.kind} (${n.missing})`);
+  const missing = needs.flatMap((n) =>
+    !n.missing ? [] : n.kind ? [`${n.kind} (${n.missing})`] : [n.missing],
+  );
   return missing.length === 0 ? undefined : missing.join(' and ');
 }
 
@@ -49,16 +54,25 @@ export function missingOf(needs: readonly Need<unknown>[]): string | undefined {
  * Under CI (CI set) a missing need fails the file instead: CI installs every
  * binary (.ci/run), so CI never passes by skipping.
  */
-export function describeWith(
-  ...args: [what: string, ...needs: Need<unknown>[]] | Need<unknown>[]
-): jest.Describe {
+export function describeWith(...args: NeedArgs): jest.Describe {
+  return needsMet(...args) ? describe : describe.skip;
+}
+
+/**
+ * Whether the machine provides every need; when not, writes the one skip line
+ * (or, under CI, throws). For tests that choose their cases from it, e.g. a
+ * describe.each over backends that adds Postgres when there is one.
+ */
+export function needsMet(...args: NeedArgs): boolean {
   const [what, needs] =
     typeof args[0] === 'string'
       ? [args[0], args.slice(1) as Need<unknown>[]]
       : [currentTestFile() ?? 'this test', args as Need<unknown>[]];
   const missing = missingOf(needs);
-  return describeOrSkip(missing ? `skipped: ${what} needs ${missing}` : undefined);
+  return report(missing ? `skipped: ${what} needs ${missing}` : undefined);
 }
+
+type NeedArgs = [what: string, ...needs: Need<unknown>[]] | Need<unknown>[];
 
 /**
  * `describe`, or `describe.skip` after `skipped: <what> <missing>` on stderr
@@ -66,12 +80,13 @@ export function describeWith(
  * has no helper of its own.
  */
 export function describeUnless(missing: string | undefined, what: string): jest.Describe {
-  return describeOrSkip(missing ? `skipped: ${what} ${missing}` : undefined);
+  return report(missing ? `skipped: ${what} ${missing}` : undefined) ? describe : describe.skip;
 }
 
-function describeOrSkip(line: string | undefined): jest.Describe {
-  if (!line) return describe;
+/** True when there is no skip line; else prints it (throws under CI) and is false. */
+function report(line: string | undefined): boolean {
+  if (!line) return true;
   if (process.env.CI) throw new Error(`${line.replace(/^skipped: /, '')} (under CI nothing may be skipped)`);
   process.stderr.write(`${line}\n`);
-  return describe.skip;
+  return false;
 }

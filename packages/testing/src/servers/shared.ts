@@ -31,7 +31,7 @@ export async function startAll<T extends TestServer>(needs: readonly Need<T>[]):
 export function needSharedServers(): Need<SharedServers> {
   const needs = [needPostgres(), needRedis()];
   return {
-    kind: 'Postgres and Redis',
+    kind: '',
     missing: missingOf(needs),
     async start() {
       const [postgres, redis] = (await startAll(needs)) as [TestServer, TestServer];
