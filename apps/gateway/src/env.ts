@@ -111,8 +111,12 @@ export const ZGatewayEnv = z
     AI_PROVIDER_BASE_URLS: providerBaseUrls(),
     /** Requests per minute per API key on AI endpoints. */
     AI_RATE_LIMIT_PER_MINUTE: envFields.positiveInt(120),
-    /** Tokens per user per UTC day: the default of the user's daily token budget. */
-    AI_DAILY_TOKEN_BUDGET: envFields.positiveInt(1_000_000),
+    /**
+     * Tokens per user per UTC day: the default of the user's daily token budget.
+     * 5,000,000 holds the largest request the spec allows (8 MiB of messages,
+     * estimated at most ~4.3M tokens, plus max_tokens 131,072) on a fresh account.
+     */
+    AI_DAILY_TOKEN_BUDGET: envFields.positiveInt(5_000_000),
     /**
      * More budget defaults, `scope.period.unit=limit` comma-separated, scope
      * user|api_key|project, period daily|monthly, unit tokens|cost (micro-units

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { openServiceStorage } from '@platform/db';
 import { createLogger } from '@platform/logging';
 import { databasePoolMax, loadEnvOrExit, runServer } from '@platform/service-kit';
-import { loadLanesConfig } from './ai/config/lanes';
+import { loadServiceLanes } from './ai/config/priced-targets';
 import { createApp } from './app';
 import { buildGatewayDeps, closeGatewayDeps, SERVICE_NAME } from './deps';
 import { loadGatewayEnv } from './env';
@@ -17,7 +17,8 @@ import { warnIfMailerUnreachable } from './mail';
 export async function main(): Promise<void> {
   const env = loadEnvOrExit(SERVICE_NAME, () => loadGatewayEnv());
   // A bad lanes config (e.g. a router model in the free lane) stops the start before anything is opened.
-  const lanes = loadLanesConfig(env.AI_LANES_CONFIG, env.AI_ALLOWED_LANES);
+  // In production a target without a price is refused too: a configuration error, not a free ride.
+  const lanes = loadServiceLanes(env, Date.now());
   const logger = createLogger({ service: SERVICE_NAME, level: env.LOG_LEVEL });
   const storage = await openServiceStorage({
     databaseUrl: env.DATABASE_URL,

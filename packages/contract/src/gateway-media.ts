@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { ZLaneName, ZModelName, ZProjectId } from './gateway-common';
 
+/** The media endpoints (`POST /api/v1/ai/<kind>`), also the ledger's `endpoint` of their records. */
+export const MEDIA_KINDS = ['image', 'tts', 'music', 'soundfx'] as const;
+export type MediaKind = (typeof MEDIA_KINDS)[number];
+
 /** Fields every media request shares: accounting project, optional lane and model. */
 const mediaCommon = {
   project_id: ZProjectId,

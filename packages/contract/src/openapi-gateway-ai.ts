@@ -30,6 +30,8 @@ const AI_ERRORS: readonly ErrorCode[] = [
   'upstream_content_policy',
   'upstream_context_length',
   'rate_limited',
+  // Larger than a budget's whole window (no Retry-After: a retry cannot help).
+  'request_exceeds_budget',
   // A paid lane (lanes config `billing.mode: paid`) without an active subscription; 503 when payment cannot say.
   'subscription_required',
   'service_unavailable',

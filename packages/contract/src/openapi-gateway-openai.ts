@@ -81,6 +81,7 @@ export const CHAT_ERRORS: readonly ErrorCode[] = [
   'upstream_content_policy',
   'upstream_context_length',
   'rate_limited',
+  'request_exceeds_budget',
   'upstream_error',
   'upstream_unavailable',
   'upstream_timeout',

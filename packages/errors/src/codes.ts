@@ -59,6 +59,12 @@ export const ERROR_CODES = {
   upstream_content_policy: { status: 400, error: 'upstream AI service refused the content' },
   /** The prompt is longer than the context window of every target of the lane. */
   upstream_context_length: { status: 400, error: 'prompt exceeds the context window of every target' },
+  /**
+   * The request needs more than a budget's whole window holds (its prompt, or
+   * a media request's cost): a retry cannot help, so unlike a spent budget's
+   * 429 it carries no Retry-After; `details` names the budget.
+   */
+  request_exceeds_budget: { status: 400, error: 'request exceeds budget' },
   /** A paid lane (lanes config `billing.mode: paid`) and the user has no active subscription to its product. */
   subscription_required: { status: 402, error: 'subscription required' },
 

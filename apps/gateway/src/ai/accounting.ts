@@ -6,14 +6,13 @@ import type { Response } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
 import { GateRefusedError, type PendingAdmission, takePendingAdmission } from '../auth/pending-admission';
 import type { BudgetRequest, Reservation } from '../budgets/budgets';
-import { estimatePromptTokens } from '../usage/estimate';
-import { costMicros, type ModelPrice, priceOf, type TokenCounts } from '../usage/pricing';
+import { costMicros, type MediaUse, mediaCostMicros, priceOf, type TokenCounts } from '../usage/pricing';
 import type { LedgerRecord } from '../usage/record';
 import type { CacheTokens } from './chat';
-import type { PreparedChat } from './chat-request';
 import { clientAbortSignal } from './client-signal';
 import type { Target } from './config/lanes';
 import { ClientGoneError, FallbackExhaustedError, type FallbackResult } from './fallback';
+import { type AccountedRequest, budgetRequestOf, capCompletion, combinedReservation } from './reserve';
 import type { AiRuntime, Caller, StoredKeys } from './runtime';
 
 /** What is known about a request before the upstream call. */
@@ -26,7 +25,10 @@ export type AccountingBase = {
   projectId: string;
   endpoint: string;
   lane: string | null;
+  /** Prices in force at this instant apply (a price's `effective_from`). */
   startedAt: number;
+  /** A media request: what it asks for, priced per image, character or second instead of tokens. */
+  media?: MediaUse | undefined;
 };
 
 export function callerOf(res: Response): Caller {
@@ -119,7 +121,14 @@ export function toLedgerRecord(
     status: outcome.status,
     ...tokens,
     totalTokens: usage?.total_tokens ?? tokens.promptTokens + tokens.completionTokens,
-    costMicros: outcomeCost(rt, outcome, tokens),
+    costMicros: base.media
+      ? outcome.status === 200
+        ? mediaCostMicros(
+            priceOf(rt.prices, target?.provider ?? null, target?.model ?? null, base.startedAt),
+            base.media,
+          )
+        : 0
+      : outcomeCost(rt, base.startedAt, outcome, tokens),
     currency: rt.currency,
     estimated: outcome.estimated ?? false,
     byok: target ? storedKeys[target.provider] !== undefined : false,
@@ -128,16 +137,37 @@ export function toLedgerRecord(
   };
 }
 
-/** The cost of an outcome: each continued stream's segment at its own target's price, else the answering target's. */
-function outcomeCost(rt: Pick<AiRuntime, 'prices'>, outcome: RequestOutcome, tokens: TokenCounts): number {
-  const price = (t: Target | undefined) => priceOf(rt.prices, t?.provider ?? null, t?.model ?? null);
-  if (!outcome.segments || outcome.segments.length < 2) return costMicros(price(outcome.target), tokens);
+/**
+ * Completion tokens as priced: reasoning tokens that a provider reports
+ * outside `completion_tokens` (but inside `total_tokens`) are output too.
+ */
+export function billedCompletion(usage: ChatUsage | null | undefined): number {
+  if (!usage) return 0;
+  return Math.max(usage.completion_tokens, usage.total_tokens - usage.prompt_tokens);
+}
+
+/**
+ * The cost of an outcome at the prices in force at `at`: each continued
+ * stream's segment at its own target's price, else the answering target's.
+ */
+function outcomeCost(
+  rt: Pick<AiRuntime, 'prices'>,
+  at: number,
+  outcome: RequestOutcome,
+  tokens: TokenCounts,
+): number {
+  const price = (t: Target | undefined) => priceOf(rt.prices, t?.provider ?? null, t?.model ?? null, at);
+  if (!outcome.segments || outcome.segments.length < 2)
+    return costMicros(price(outcome.target), {
+      ...tokens,
+      completionTokens: billedCompletion(outcome.usage),
+    });
   return outcome.segments.reduce(
     (sum, s) =>
       sum +
       costMicros(price(s.target), {
         promptTokens: s.usage?.prompt_tokens ?? 0,
-        completionTokens: s.usage?.completion_tokens ?? 0,
+        completionTokens: billedCompletion(s.usage),
         cachedTokens: s.cache?.read ?? 0,
         cacheWriteTokens: s.cache?.write ?? 0,
       }),
@@ -158,17 +188,13 @@ export type AccountedCall = {
    * call counts; `runAccounted` calls it for handlers that did not.
    */
   finish(outcome: RequestOutcome): Promise<void>;
+  /**
+   * Reserves for another upstream call that will be charged (a stream's
+   * continuation: its prompt again and a new allowance); throws 429 like the
+   * first reservation. Returns the completion cap when less was left.
+   */
+  reserveMore(need: { promptTokens: number; completionTokens: number }): Promise<number | undefined>;
 };
-
-/** The dearest of the targets' prices (by a typical 3:1 prompt:completion mix): what a reservation assumes. */
-function dearestPrice(rt: Pick<AiRuntime, 'prices'>, targets: readonly Target[]): ModelPrice | undefined {
-  let best: ModelPrice | undefined;
-  for (const t of targets) {
-    const p = priceOf(rt.prices, t.provider, t.model);
-    if (p && (!best || 3 * p.input + p.output > 3 * best.input + best.output)) best = p;
-  }
-  return best;
-}
 
 /**
  * The frame of every AI route: who calls, a budget reservation before any
@@ -181,13 +207,7 @@ function dearestPrice(rt: Pick<AiRuntime, 'prices'>, targets: readonly Target[])
 export async function runAccounted(
   rt: AiRuntime,
   res: Response,
-  request: {
-    projectId: string;
-    endpoint: string;
-    lane: string | null;
-    chat?: PreparedChat;
-    targets?: readonly Target[];
-  },
+  request: AccountedRequest,
   run: (call: AccountedCall) => Promise<RequestOutcome>,
 ): Promise<void> {
   const caller = callerOf(res);
@@ -198,41 +218,28 @@ export async function runAccounted(
     projectId: request.projectId,
     endpoint: request.endpoint,
     lane: request.lane,
+    media: request.media,
   };
-  const chat = request.chat;
-  const targets = chat?.targets ?? request.targets ?? [];
-  // A paid lane without the subscription is refused before anything is reserved or called.
-  await rt.laneAccess(caller.userId, request.lane);
-  const [storedKeys, reservation] = await Promise.all([
+  // A paid lane without the subscription is refused before anything is reserved or called;
+  // a media request falls under the media section's billing, whatever lane it names.
+  await rt.laneAccess(caller.userId, request.media ? null : request.lane);
+  const budgetRequest = budgetRequestOf(rt, caller, request, base.startedAt);
+  const [storedKeys, first] = await Promise.all([
     rt.storedKeys(caller.userId),
-    reserveAdmitted(rt, takePendingAdmission(res), {
-      userId: caller.userId,
-      apiKeyId: caller.apiKeyId,
-      projectId: request.projectId,
-      promptTokens: chat ? estimatePromptTokens(chat.params.messages) : 0,
-      completionTokens: chat ? (chat.params.max_tokens ?? rt.completionAllowance) : 0,
-      price: dearestPrice(rt, targets),
-    }),
+    reserveAdmitted(rt, takePendingAdmission(res), budgetRequest),
   ]);
-  if (chat && reservation.completionCap !== undefined) {
-    chat.params = {
-      ...chat.params,
-      max_tokens: Math.min(chat.params.max_tokens ?? Infinity, reservation.completionCap),
-    };
-    // A request passed through in its own format (Anthropic's) carries its own max_tokens.
-    const native = chat.native;
-    if (native && typeof native.body.max_tokens === 'number') {
-      chat.native = {
-        ...native,
-        body: { ...native.body, max_tokens: Math.min(native.body.max_tokens, reservation.completionCap) },
-      };
-    }
-  }
+  if (request.chat && first.completionCap !== undefined) capCompletion(request.chat, first.completionCap);
+  const reservation = combinedReservation(first);
+  const reserveMore = async (need: { promptTokens: number; completionTokens: number }) => {
+    const more = await rt.budgets.reserve({ ...budgetRequest, ...need });
+    reservation.add(more);
+    return more.completionCap;
+  };
   const finish = createFinish(rt, base, reservation, storedKeys);
   const clientSignal = clientAbortSignal(res);
   let outcome: RequestOutcome;
   try {
-    outcome = await run({ storedKeys, clientSignal, requestId: requestIdOf(res), finish });
+    outcome = await run({ storedKeys, clientSignal, requestId: requestIdOf(res), finish, reserveMore });
   } catch (err) {
     if (err instanceof ClientGoneError) {
       await finish({ status: CLIENT_CLOSED_STATUS, target: undefined, usage: null }).catch(() => {});

@@ -1,6 +1,6 @@
 import type { ChatCompletionResponse, ChatUsage } from '@platform/contract';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { estimatePromptTokens, estimateTokens } from '../usage/estimate';
+import { estimateChatPrompt, estimateTokens } from '../usage/estimate';
 import type { PreparedChat } from './chat-request';
 import type { Target } from './config/lanes';
 import type { FallbackResult } from './fallback';
@@ -99,7 +99,7 @@ export function completionUsage(prepared: PreparedChat, result: FallbackResult<C
       estimated: false,
     };
   }
-  const prompt = estimatePromptTokens(prepared.params.messages);
+  const prompt = estimateChatPrompt(prepared);
   const answer = result.value.choices
     .map(
       (c) =>

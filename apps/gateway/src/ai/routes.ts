@@ -13,6 +13,8 @@ import { AppError } from '@platform/errors';
 import { parseRequestPart, sendJson } from '@platform/service-kit';
 import { type RequestHandler, type Response, Router } from 'express';
 import type { z } from 'zod';
+import { estimateTokens } from '../usage/estimate';
+import type { MediaUse } from '../usage/pricing';
 import { logUpstream, runAccounted } from './accounting';
 import { completionUsage, runChatCompletion, toChatCompletionResponse } from './chat';
 import { prepareChat } from './chat-request';
@@ -73,13 +75,34 @@ function mediaRoute<S extends z.ZodType<MediaBody>>(
   return async (req, res) => {
     const body = parseMediaRequest(schema, req.body);
     const targets = selectMediaTargets(rt, kind, body);
-    const request = { projectId: body.project_id, endpoint: kind, lane: body.lane ?? null, targets };
+    const request = {
+      projectId: body.project_id,
+      endpoint: kind,
+      lane: body.lane ?? null,
+      targets,
+      media: mediaUseOf(kind, body),
+    };
     await runAccounted(rt, res, request, async ({ storedKeys, clientSignal }) => {
       const result = await run(body, { targets, storedKeys, clientSignal }, res);
       logUpstream(res, result);
       return { status: 200, target: result.target, usage: null };
     });
   };
+}
+
+/** What a media request is priced by (usage/pricing.ts): images and their size, characters, seconds. */
+function mediaUseOf(kind: MediaKind, body: Record<string, unknown>): MediaUse {
+  const number = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  switch (kind) {
+    case 'image':
+      return { kind, count: number(body.n) ?? 1, size: String(body.size) };
+    case 'tts': {
+      const text = typeof body.text === 'string' ? body.text : '';
+      return { kind, characters: text.length, tokens: estimateTokens(text) };
+    }
+    default:
+      return { kind, seconds: number(body.duration_seconds) };
+  }
 }
 
 /** `POST /api/v1/ai/image`, `/tts`, `/music`, `/soundfx`. */
@@ -153,8 +176,8 @@ export function createChatRouter(rt: AiRuntime, guards: RequestHandler[]): Route
       lane: prepared.lane,
       chat: prepared,
     };
-    await runAccounted(rt, res, request, ({ storedKeys, clientSignal, requestId, finish }) =>
-      streamChat(rt, prepared, storedKeys, res, { clientSignal, requestId, finish }),
+    await runAccounted(rt, res, request, ({ storedKeys, ...call }) =>
+      streamChat(rt, prepared, storedKeys, res, call),
     );
   });
 

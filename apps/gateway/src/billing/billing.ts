@@ -80,6 +80,17 @@ export function createBilling(opts: {
   if (!configured && (paidLanes.length > 0 || rules.media?.mode === 'paid'))
     throw new Error('a paid lane needs PAYMENT_URL and PAYMENT_API_KEY (docs/billing.md)');
 
+  const media = rules.media;
+  if (
+    configured &&
+    media?.mode !== 'free' &&
+    !media?.meter &&
+    (media?.quantity ?? 'cost_micros') !== rules.quantity
+  )
+    logger.warn(
+      { media_quantity: media?.quantity ?? 'cost_micros', billing_quantity: rules.quantity },
+      'media requests are billed by cost on the same meter as the lanes: give media_billing a meter of its own (docs/billing.md)',
+    );
   const payment =
     env.PAYMENT_URL && env.PAYMENT_API_KEY
       ? createPaymentClient({ baseUrl: env.PAYMENT_URL, apiKey: env.PAYMENT_API_KEY, timeoutMs: 30_000 })

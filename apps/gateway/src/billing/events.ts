@@ -1,4 +1,4 @@
-import { MAX_USAGE_EVENT_VALUE, type UsageEvent } from '@platform/contract';
+import { MAX_USAGE_EVENT_VALUE, MEDIA_KINDS, type UsageEvent } from '@platform/contract';
 import type { BillingQuantity, LaneBilling } from './lane-billing';
 
 /** The shipper's rules: what becomes a usage event, on which meter, of which value. */
@@ -29,9 +29,31 @@ export type BillableRow = {
 /** Why a record produced no event; `null` when it did. */
 export type SkipReason = 'byok' | 'free_lane' | 'zero' | 'too_large';
 
-/** The lane billing a record falls under (media records have no lane). */
-export function laneBillingOf(rules: BillingRules, lane: string | null): LaneBilling | undefined {
-  return lane === null ? rules.media : rules.lanes[lane];
+const MEDIA_ENDPOINTS: ReadonlySet<string> = new Set(MEDIA_KINDS);
+
+/**
+ * The lane billing a record falls under: a media record's is `media_billing`,
+ * whatever lane the request named (a media call naming `free` is not free).
+ */
+export function laneBillingOf(
+  rules: BillingRules,
+  row: Pick<BillableRow, 'lane' | 'endpoint'>,
+): LaneBilling | undefined {
+  if (row.lane === null || MEDIA_ENDPOINTS.has(row.endpoint)) return rules.media;
+  return rules.lanes[row.lane];
+}
+
+/**
+ * What a record is billed by: its lane's quantity, else BILLING_QUANTITY;
+ * a media record (no tokens) by its cost unless `media_billing.quantity` says otherwise.
+ */
+export function quantityOf(
+  rules: BillingRules,
+  row: Pick<BillableRow, 'lane' | 'endpoint'>,
+): BillingQuantity {
+  const lane = laneBillingOf(rules, row);
+  if (lane?.quantity) return lane.quantity;
+  return MEDIA_ENDPOINTS.has(row.endpoint) ? 'cost_micros' : rules.quantity;
 }
 
 /**
@@ -44,9 +66,9 @@ export function usageEventOf(
   row: BillableRow,
 ): { event: UsageEvent; skip?: undefined } | { event?: undefined; skip: SkipReason } {
   if (row.byok && !rules.billByok) return { skip: 'byok' };
-  const lane = laneBillingOf(rules, row.lane);
+  const lane = laneBillingOf(rules, row);
   if (lane?.mode === 'free') return { skip: 'free_lane' };
-  const quantity = lane?.quantity ?? rules.quantity;
+  const quantity = quantityOf(rules, row);
   const value = quantity === 'cost_micros' ? row.cost_micros : row.total_tokens;
   if (value <= 0) return { skip: 'zero' };
   if (value > MAX_USAGE_EVENT_VALUE) return { skip: 'too_large' };

@@ -116,6 +116,28 @@ describe('usage events of ledger records', () => {
   });
 });
 
+describe('usage events of media records', () => {
+  const media = (endpoint: string, over: Partial<BillableRow> = {}) =>
+    row(3, { endpoint, lane: null, total_tokens: 0, cost_micros: 40_000, ...over });
+
+  it('bills an image or speech record (no tokens) by its cost, not skipped as zero', () => {
+    expect(usageEventOf(RULES, media('image')).event?.value).toBe(40_000);
+    expect(usageEventOf(RULES, media('tts')).event?.value).toBe(40_000);
+    // media_billing's own quantity and meter still win.
+    const own = {
+      ...RULES,
+      media: { mode: 'metered' as const, quantity: 'total_tokens' as const, meter: 'm' },
+    };
+    expect(usageEventOf(own, media('image')).skip).toBe('zero');
+  });
+
+  it("falls under media_billing whatever lane the request named: 'free' does not make an image free", () => {
+    expect(usageEventOf(RULES, media('image', { lane: 'free' })).event?.value).toBe(40_000);
+    const free = { ...RULES, media: { mode: 'free' as const } };
+    expect(usageEventOf(free, media('music', { lane: 'premium' })).skip).toBe('free_lane');
+  });
+});
+
 describe('usage shipper', () => {
   it('ships every billable record once, in batches, and advances the cursor past skipped ones', async () => {
     const rows = [row(1), row(2, { byok: true }), row(3), row(4, { lane: 'free' }), row(5)];

@@ -36,8 +36,9 @@ export type BudgetRequest = {
   /** The dearest price among the targets that may answer; undefined -> cost 0. */
   price: ModelPrice | undefined;
   /**
-   * A cost per call on top of the tokens' (an MCP tool call's price), in
-   * micro-units. A request with only this cost is admitted whole or refused.
+   * A cost per call on top of the tokens' (an MCP tool call's price, a
+   * media request's cost at its dearest target), in micro-units. A request
+   * with only this cost is admitted whole or refused.
    */
   fixedCostMicros?: number;
 };
@@ -165,6 +166,19 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
     return ids;
   };
 
+  /** A request that needs more than the budget's whole window: no retry can help, so no Retry-After. */
+  const tooLarge = (id: BudgetId, limit: number, least: number): AppError => {
+    const unit = id.unit === 'cost' ? ' micro-units' : ' tokens';
+    return new AppError('request_exceeds_budget', {
+      details: [
+        {
+          path: `budget.${id.scope}.${id.period}.${id.unit}`,
+          message: `${describeBudget(id)} (${limit}${unit}) is smaller than this request (at least ${least}${unit})`,
+        },
+      ],
+    });
+  };
+
   const refuse = (id: BudgetId, limit: number, at: number): AppError =>
     new AppError('rate_limited', {
       headers: {
@@ -219,15 +233,20 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
       // Admitted only if what is left holds the prompt and one completion
       // token: a request admitted at the edge is capped to what is left, so
       // with honest estimates what it is served never passes the budget.
+      // A request without completion to cap (media, embeddings, a tool call) is reserved whole or not at all.
       const minPpm =
-        needTokens > 0
-          ? Math.floor(((req.promptTokens + 1) * 1_000_000) / needTokens)
-          : fixedCost > 0
-            ? 1_000_000
-            : 0;
+        req.completionTokens === 0
+          ? 1_000_000
+          : Math.floor(((req.promptTokens + 1) * 1_000_000) / needTokens);
       const result = await opts.store.reserve(claims, minPpm, gate);
       if (!result.ok && 'gate' in result) throw new GateRefusedError(result.gate);
       if (!result.ok) {
+        // One that could never fit says so first: waiting for the window to reset would not help.
+        const never = claims.findIndex((c) => reservedOf(c.need, minPpm) > c.limit);
+        if (never >= 0) {
+          const claim = claims[never] as CounterClaim;
+          throw tooLarge(ids[never] as BudgetId, claim.limit, reservedOf(claim.need, minPpm));
+        }
         const id = ids[result.index] as BudgetId;
         throw refuse(id, (claims[result.index] as CounterClaim).limit, at);
       }

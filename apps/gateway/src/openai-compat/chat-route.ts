@@ -47,19 +47,24 @@ export async function runChatRoute<Who>(
     lane: chat.lane,
     chat,
   };
-  await runAccounted(rt, res, request, async ({ storedKeys, clientSignal, requestId, finish }) => {
-    const who = route.identity(requestId);
-    if (prepared.stream) {
-      const format = route.streamFormat(who);
-      return relayChatStream(rt, chat, storedKeys, res, { clientSignal, format, finish });
-    }
-    const result = await runChatCompletion(rt, chat, storedKeys, clientSignal);
-    const response = route.answer(result.value, result.target, who);
-    logUpstream(res, result);
-    announceDroppedParams(rt, res, chat, result.target);
-    const outcome = { status: 200, ...completionUsage(chat, result) };
-    await finish(outcome);
-    sendJson(res, response);
-    return outcome;
-  });
+  await runAccounted(
+    rt,
+    res,
+    request,
+    async ({ storedKeys, clientSignal, requestId, finish, reserveMore }) => {
+      const who = route.identity(requestId);
+      if (prepared.stream) {
+        const format = route.streamFormat(who);
+        return relayChatStream(rt, chat, storedKeys, res, { clientSignal, format, finish, reserveMore });
+      }
+      const result = await runChatCompletion(rt, chat, storedKeys, clientSignal);
+      const response = route.answer(result.value, result.target, who);
+      logUpstream(res, result);
+      announceDroppedParams(rt, res, chat, result.target);
+      const outcome = { status: 200, ...completionUsage(chat, result) };
+      await finish(outcome);
+      sendJson(res, response);
+      return outcome;
+    },
+  );
 }

@@ -24,6 +24,8 @@ const FIELD_ERRORS: ReadonlySet<ErrorCode> = new Set([
   'validation_failed',
   // The provider's reason code (a plain identifier) in the message, as OpenAI's own refusals name theirs.
   'upstream_content_policy',
+  // Which budget the request can never fit in.
+  'request_exceeds_budget',
 ]);
 
 /**

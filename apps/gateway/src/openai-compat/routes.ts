@@ -7,7 +7,7 @@ import type { AiRuntime } from '../ai/runtime';
 import { admissionBeforeError } from '../auth/pending-admission';
 import { header, runChatRoute } from './chat-route';
 import { completionId, toOpenAiCompletion } from './create-chat-completion';
-import { createEmbeddings, prepareEmbeddings } from './embeddings/create-embeddings';
+import { createEmbeddings, estimateEmbeddingInput, prepareEmbeddings } from './embeddings/create-embeddings';
 import { modelNotFound, openAiErrorHandler, openAiNotFound } from './errors';
 import { listModels, resolveModel, toOpenAiModel, validModelsText } from './models';
 import { prepareOpenAiChat } from './prepare';
@@ -65,7 +65,13 @@ export function createOpenAiCompatRouter(
   router.post('/v1/embeddings', ...opts.guards.chat, async (req, res) => {
     const prepared = prepareEmbeddings(rt, req.body);
     const projectId = header(req, 'x-project-id') ?? OPENAI_DEFAULT_PROJECT_ID;
-    const request = { projectId, endpoint: 'embeddings', lane: prepared.lane, targets: prepared.targets };
+    const request = {
+      projectId,
+      endpoint: 'embeddings',
+      lane: prepared.lane,
+      targets: prepared.targets,
+      inputTokens: estimateEmbeddingInput(prepared.request.input),
+    };
     await runAccounted(rt, res, request, async ({ storedKeys, clientSignal, finish }) => {
       const { response, result } = await createEmbeddings(rt, prepared, storedKeys, clientSignal);
       logUpstream(res, result);

@@ -1,10 +1,12 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { lruCache } from '../cache/lru';
 
 /**
- * Texts longer than this are not tokenized for a reservation: ~60 µs of CPU
- * per 1,000 characters (measured, o200k_base) would let one 8 MiB prompt hold
- * the event loop for half a second. Past it the estimate is one token per two
- * characters, above what BPE tokenizers give for text.
+ * Characters one estimate tokenizes at most: ~60 µs of CPU per 1,000
+ * characters (measured, o200k_base) would let one 8 MiB prompt hold the event
+ * loop for half a second. Past it (per text, and per request's messages in
+ * all; tool definitions have their own) the estimate is one token per two
+ * characters, above what BPE tokenizers give for text and JSON.
  */
 export const TOKENIZE_MAX_CHARS = 64 * 1024;
 
@@ -17,24 +19,138 @@ export function estimateTokens(text: string): number {
 
 /** Per message, what chat formats add around the content (role, separators), as OpenAI documents it. */
 const PER_MESSAGE_TOKENS = 4;
+/**
+ * An image in a prompt, whatever its size: above what the providers charge
+ * for one (OpenAI ~765 at high detail for 1024 px, Anthropic ~1,600 at 1.15
+ * megapixels), since the bytes say little about it.
+ */
+export const IMAGE_TOKENS = 1_600;
+/** Content part types that are images: counted as IMAGE_TOKENS, their data not read. */
+const IMAGE_PARTS: ReadonlySet<string> = new Set(['image', 'image_url', 'input_image']);
+/** Object keys that name structure, not text the model reads. */
+const SKIPPED_KEYS: ReadonlySet<string> = new Set(['type', 'cache_control', 'role']);
 
-type MessageLike = { content?: unknown };
+/** A running estimate: tokens so far, and the characters the tokenizer may still take. */
+type Tally = { tokens: number; budget: number };
 
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((part: unknown) =>
-        part && typeof part === 'object' && 'text' in part && typeof part.text === 'string' ? part.text : '',
-      )
-      .join('');
+function addText(tally: Tally, text: string): void {
+  if (text.length === 0) return;
+  if (text.length > tally.budget) {
+    tally.tokens += Math.ceil(text.length / 2);
+    return;
   }
-  return '';
+  tally.budget -= text.length;
+  tally.tokens += countTokens(text);
 }
 
-/** Prompt tokens of chat messages: their text through the tokenizer plus the per-message framing. */
-export function estimatePromptTokens(messages: readonly MessageLike[]): number {
-  let total = 3;
-  for (const m of messages) total += PER_MESSAGE_TOKENS + estimateTokens(textOf(m.content));
-  return total;
+/** Text, text parts, tool calls and results of a message's content (any chat format), images at IMAGE_TOKENS. */
+function addContent(tally: Tally, value: unknown, depth: number): void {
+  if (typeof value === 'string') {
+    addText(tally, value);
+    return;
+  }
+  if (depth > 8 || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value) addContent(tally, item, depth + 1);
+    return;
+  }
+  const part = value as Record<string, unknown>;
+  if (typeof part.type === 'string' && IMAGE_PARTS.has(part.type)) {
+    tally.tokens += IMAGE_TOKENS;
+    return;
+  }
+  for (const key in part) if (!SKIPPED_KEYS.has(key)) addContent(tally, part[key], depth + 1);
+}
+
+/** Tool calls as the model sees them: their JSON. */
+function addJson(tally: Tally, value: unknown): void {
+  if (value === undefined || value === null) return;
+  addText(tally, JSON.stringify(value));
+}
+
+/**
+ * Tokens of tool definitions by their JSON. Agents send the same tools with
+ * every request (10k tokens and more: ~0.8 ms to tokenize), so the count of
+ * each JSON text is kept; past TOKENIZE_MAX_CHARS one token per two characters.
+ */
+const toolTokens = lruCache<string, number>({ max: 256 });
+
+function addTools(tally: Tally, tools: unknown): void {
+  if (tools === undefined || tools === null) return;
+  const json = JSON.stringify(tools);
+  if (json.length > TOKENIZE_MAX_CHARS) {
+    tally.tokens += Math.ceil(json.length / 2);
+    return;
+  }
+  let tokens = toolTokens.get(json);
+  if (tokens === undefined) {
+    tokens = countTokens(json);
+    toolTokens.set(json, tokens);
+  }
+  tally.tokens += tokens;
+}
+
+type MessageLike = { content?: unknown; tool_calls?: unknown };
+
+/** What a chat prompt is estimated from: the chat params, or a request passed through in its own format. */
+export type PromptSource = {
+  params: { messages: readonly MessageLike[]; tools?: unknown; functions?: unknown };
+  native?: { body: Record<string, unknown> } | undefined;
+};
+
+/**
+ * Prompt tokens of chat messages: their text (with tool calls and results)
+ * through the tokenizer plus the per-message framing, images at IMAGE_TOKENS.
+ */
+export function estimatePromptTokens(messages: readonly MessageLike[], tools?: unknown): number {
+  const tally: Tally = { tokens: 3, budget: TOKENIZE_MAX_CHARS };
+  for (const m of messages) {
+    tally.tokens += PER_MESSAGE_TOKENS;
+    addContent(tally, m.content, 0);
+    if (m.tool_calls !== undefined) addJson(tally, m.tool_calls);
+  }
+  addTools(tally, tools);
+  return tally.tokens;
+}
+
+/** A passed-through Anthropic body: system blocks, messages and tools. */
+function estimateNative(body: Record<string, unknown>): number {
+  const tally: Tally = { tokens: 3, budget: TOKENIZE_MAX_CHARS };
+  addContent(tally, body.system, 0);
+  const messages = Array.isArray(body.messages) ? (body.messages as MessageLike[]) : [];
+  for (const m of messages) {
+    tally.tokens += PER_MESSAGE_TOKENS;
+    addContent(tally, m.content, 0);
+  }
+  addTools(tally, body.tools);
+  return tally.tokens;
+}
+
+/** One estimate per request: the reservation, and a charge without provider usage, read the same one. */
+const memo = new WeakMap<object, number>();
+
+/**
+ * Prompt tokens of a chat request as the dearest of its forms (the chat
+ * params, and the body a native target gets): messages, system blocks,
+ * tools, tool calls and results, images. Computed once per request.
+ */
+export function estimateChatPrompt(chat: PromptSource): number {
+  // Stable across the copies capCompletion makes of the params and the body.
+  const nativeMessages = chat.native?.body.messages;
+  const key =
+    typeof nativeMessages === 'object' && nativeMessages !== null ? nativeMessages : chat.params.messages;
+  const known = memo.get(key);
+  if (known !== undefined) return known;
+  const { params } = chat;
+  let tokens = estimatePromptTokens(params.messages, params.tools ?? params.functions);
+  if (chat.native) tokens = Math.max(tokens, estimateNative(chat.native.body));
+  memo.set(key, tokens);
+  return tokens;
+}
+
+/** Tokens of several texts (an embeddings input), the tokenizer's share bounded per request. */
+export function estimateTexts(texts: readonly string[]): number {
+  const tally: Tally = { tokens: 0, budget: TOKENIZE_MAX_CHARS };
+  for (const text of texts) addText(tally, text);
+  return tally.tokens;
 }

@@ -66,6 +66,13 @@ export const TEST_LANES = {
     'groq/free-a': { input: 1, output: 2, cached_input: 0.5 },
     'cerebras/free-b': { input: 1, output: 2 },
     'google/free-c': { input: 1, output: 2 },
+    // Priced at 0 explicitly, so a production start accepts the config (docs/usage-and-budgets.md).
+    'openai/std-1': { input: 0, output: 0 },
+    'openrouter/std-2': { input: 0, output: 0 },
+    'openai/prem-1': { input: 0, output: 0 },
+    // Media: dall-e-3, tts-1 and music_v1 keep their built-in prices.
+    'openrouter/img-2': { per_image: { standard: { '1024x1024': 0.01 } } },
+    'elevenlabs/sfx_v2': { per_second: 0.001, per_request: 0.002 },
   },
 };
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ZLaneBilling } from '../../billing/lane-billing';
-import { DEFAULT_PRICES, ZPriceTable } from '../../usage/pricing';
+import { checkPriceDates, compilePrices, DEFAULT_PRICES, ZPriceTableInput } from '../../usage/pricing';
 import { canServe, isBuiltIn } from '../providers/catalog';
 import { DEFAULT_LANES_CONFIG } from './default-lanes';
 
@@ -71,8 +71,7 @@ const ZLane = z.strictObject({
 });
 
 /** Media endpoints and the ordered targets each calls. */
-export const MEDIA_KINDS = ['image', 'tts', 'music', 'soundfx'] as const;
-export type MediaKind = (typeof MEDIA_KINDS)[number];
+export { MEDIA_KINDS, type MediaKind } from '@platform/contract';
 
 /**
  * Models that let OpenRouter pick an arbitrary (free) model per request. The
@@ -117,8 +116,11 @@ export const ZLanesConfig = z
     /** Same-target retries of every lane and media kind that sets none itself. */
     retry: ZRetry.default(DEFAULT_RETRY),
     lanes: z.record(z.string().min(1).max(64), ZLane),
-    /** `<provider>/<model>` -> price per million tokens (usage/pricing.ts); merged over the defaults. */
-    prices: ZPriceTable.default({}).transform((own) => ({ ...DEFAULT_PRICES, ...own })),
+    /**
+     * `<provider>/<model>` -> its price, or its prices with `effective_from`
+     * (usage/pricing.ts); merged over the defaults, a model's own entry replacing the default's.
+     */
+    prices: ZPriceTableInput.default({}),
     media: z.strictObject({
       image: ZTargets,
       tts: ZTargets,
@@ -129,6 +131,7 @@ export const ZLanesConfig = z
     media_billing: ZLaneBilling.optional(),
   })
   .superRefine((config, ctx) => {
+    checkPriceDates(config.prices, ctx);
     for (const [name, provider] of Object.entries(config.providers)) {
       if (isBuiltIn(name)) {
         if (provider.key_env !== undefined)
@@ -236,7 +239,11 @@ export const ZLanesConfig = z
       }
       seen.add(id);
     });
-  });
+  })
+  .transform(({ prices, ...config }) => ({
+    ...config,
+    prices: compilePrices({ ...DEFAULT_PRICES, ...prices }),
+  }));
 export type LanesConfig = z.infer<typeof ZLanesConfig>;
 
 /** Thrown at start when the lanes config is unusable; the service must not start. */

@@ -1,11 +1,11 @@
 import { type ChatUsage, STREAM_EVENTS } from '@platform/contract';
-import { ERROR_CODES } from '@platform/errors';
+import { ERROR_CODES, isAppError } from '@platform/errors';
 import { addAccessLogFields } from '@platform/logging';
 import { DRAIN_DEADLINE_EVENT } from '@platform/service-kit';
 import type { Response } from 'express';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { estimatePromptTokens, estimateTokens } from '../../usage/estimate';
-import { CLIENT_CLOSED_STATUS, logUpstream } from '../accounting';
+import { estimateChatPrompt, estimateTokens } from '../../usage/estimate';
+import { type AccountedCall, CLIENT_CLOSED_STATUS, logUpstream } from '../accounting';
 import { type CacheTokens, cacheTokensOf, toChatUsage, upstreamChatParams } from '../chat';
 import type { PreparedChat } from '../chat-request';
 import type { Target } from '../config/lanes';
@@ -13,6 +13,7 @@ import { ClientGoneError, FallbackExhaustedError } from '../fallback';
 import { announceDroppedParams } from '../field-policy';
 import type { ChatUpstream } from '../providers/openai-chat';
 import { UpstreamProtocolError } from '../providers/upstream-errors';
+import { capCompletion, completionAllowanceOf } from '../reserve';
 import { runTargets } from '../run-targets';
 import type { AiRuntime, StoredKeys } from '../runtime';
 import { openSse, type SseWriter } from './sse-writer';
@@ -71,8 +72,11 @@ export type StreamOutcome = {
   segments: StreamSegment[];
 };
 
-/** The error a started stream ends with; `service_unavailable` when the server shuts down under it. */
-export type StreamErrorCode = 'upstream_timeout' | 'upstream_error' | 'service_unavailable';
+/**
+ * The error a started stream ends with; `service_unavailable` when the server
+ * shuts down under it, `rate_limited` when a budget cannot hold its continuation.
+ */
+export type StreamErrorCode = 'upstream_timeout' | 'upstream_error' | 'service_unavailable' | 'rate_limited';
 
 /**
  * How one API writes a started stream. The relay (fallback, idle timeout,
@@ -229,6 +233,8 @@ export async function relayChatStream(
     format: StreamFormat;
     /** Records the outcome durably (accounting); awaited before the stream's last event. */
     finish: (outcome: StreamOutcome) => Promise<void>;
+    /** Reserves a continuation's prompt and allowance (AccountedCall.reserveMore). */
+    reserveMore: AccountedCall['reserveMore'];
   },
 ): Promise<StreamOutcome> {
   const { format } = opts;
@@ -349,6 +355,11 @@ export async function relayChatStream(
         errorCode = cut === 'stall' ? 'upstream_timeout' : 'upstream_error';
         break;
       }
+      // A continuation is charged its prompt (with the answer so far) and a new allowance: reserved first.
+      if (!(await reserveContinuation(rt, prepared, sent, opts.reserveMore))) {
+        errorCode = 'rate_limited';
+        break;
+      }
       rt.metrics.continuation(target.provider, cut);
       try {
         awaitingUpstream = false;
@@ -433,6 +444,29 @@ export async function relayChatStream(
   return outcome;
 }
 
+/** Reserves a continuation; false when a budget refuses it (the stream then ends in an error). */
+async function reserveContinuation(
+  rt: Pick<AiRuntime, 'completionAllowance' | 'logger'>,
+  prepared: PreparedChat,
+  prefill: string,
+  reserveMore: AccountedCall['reserveMore'],
+): Promise<boolean> {
+  try {
+    const cap = await reserveMore({
+      promptTokens: estimateChatPrompt(prepared) + estimateTokens(prefill),
+      completionTokens: completionAllowanceOf(prepared, rt.completionAllowance),
+    });
+    if (cap !== undefined) capCompletion(prepared, cap);
+    return true;
+  } catch (err) {
+    rt.logger.warn(
+      { error: isAppError(err) ? err.code : 'reserve_failed' },
+      'stream continuation not reserved',
+    );
+    return false;
+  }
+}
+
 /**
  * Tokens of a segment the provider reported no usage for: the prompt (with the
  * prefill a continuation was given) and what it delivered; null when it
@@ -440,7 +474,7 @@ export async function relayChatStream(
  */
 function estimateSegmentUsage(prepared: PreparedChat, state: StreamState, prefill: string): ChatUsage | null {
   if (!state.started) return null;
-  const prompt = estimatePromptTokens(prepared.params.messages) + (prefill ? estimateTokens(prefill) : 0);
+  const prompt = estimateChatPrompt(prepared) + (prefill ? estimateTokens(prefill) : 0);
   const completion = estimateTokens(state.delivered.join(''));
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
@@ -476,11 +510,14 @@ export function streamChat(
   prepared: PreparedChat,
   storedKeys: StoredKeys,
   res: Response,
-  opts: { clientSignal: AbortSignal; requestId: string; finish: (outcome: StreamOutcome) => Promise<void> },
+  opts: Pick<AccountedCall, 'clientSignal' | 'requestId' | 'reserveMore'> & {
+    finish: (outcome: StreamOutcome) => Promise<void>;
+  },
 ): Promise<StreamOutcome> {
   return relayChatStream(rt, prepared, storedKeys, res, {
     clientSignal: opts.clientSignal,
     format: nativeStreamFormat(opts.requestId),
     finish: opts.finish,
+    reserveMore: opts.reserveMore,
   });
 }

@@ -5,6 +5,7 @@ import type { Target } from '../../ai/config/lanes';
 import type { FallbackResult } from '../../ai/fallback';
 import { runTargets } from '../../ai/run-targets';
 import type { AiRuntime, StoredKeys } from '../../ai/runtime';
+import { estimateTexts } from '../../usage/estimate';
 import { modelNotFound } from '../errors';
 
 /** An embeddings request resolved to a lane's embedding targets. */
@@ -31,6 +32,11 @@ export function prepareEmbeddings(
     }
   }
   throw modelNotFound(request.model);
+}
+
+/** Tokens an embeddings request reserves: its input's. */
+export function estimateEmbeddingInput(input: string | readonly string[]): number {
+  return estimateTexts(typeof input === 'string' ? [input] : input);
 }
 
 /**
