@@ -76,8 +76,15 @@ export function createApp(deps: GatewayDeps): Express {
   // the health nor the account routers' route lists.
   // Their errors pass admissionBeforeError on the way to the app's error handler.
   app.use(createChatRouter(deps.ai, aiGuards), createMediaRouter(deps.ai, aiGuards), admissionBeforeError());
-  // Anthropic's POST /v1/messages before the OpenAI router, which answers every other /v1 path.
-  app.use(createMessagesRouter(deps.ai, { guards: [bearerKeyAndLimits, jsonBody(AI_BODY_LIMIT)], logger }));
+  // Anthropic's API (messages, count_tokens, models for Anthropic clients) before the OpenAI
+  // router, which answers every other /v1 path.
+  app.use(
+    createMessagesRouter(deps.ai, {
+      guards: [bearerKeyAndLimits, jsonBody(AI_BODY_LIMIT)],
+      read: [bearerKey],
+      logger,
+    }),
+  );
   // OpenAI's path layout, outside /api/v1; it answers its own errors (OpenAI's shape), 404s included.
   app.use(
     createOpenAiCompatRouter(deps.ai, {

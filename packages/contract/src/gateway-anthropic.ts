@@ -95,3 +95,49 @@ export const ZAnthropicErrorBody = z
   })
   .meta({ id: 'AnthropicError' });
 export type AnthropicErrorBody = z.infer<typeof ZAnthropicErrorBody>;
+
+/**
+ * `POST /v1/messages/count_tokens`: a Messages request without `max_tokens`
+ * (a client may still send it; it is ignored like any field the count does not use).
+ */
+export const ZAnthropicCountTokensRequest = ZAnthropicMessagesRequest.extend({
+  max_tokens: z.number().int().positive().optional(),
+}).meta({ id: 'AnthropicCountTokensRequest' });
+export type AnthropicCountTokensRequest = z.infer<typeof ZAnthropicCountTokensRequest>;
+
+/** The count: the provider's for an Anthropic target, else our tokenizer's (`x-gateway-token-count: estimate`). */
+export const ZAnthropicCountTokensResponse = z
+  .looseObject({ input_tokens: z.number().int().nonnegative() })
+  .meta({ id: 'AnthropicCountTokensResponse' });
+export type AnthropicCountTokensResponse = z.infer<typeof ZAnthropicCountTokensResponse>;
+
+/** One model in Anthropic's Models API shape (`GET /v1/models` with `anthropic-version`). */
+export const ZAnthropicModel = z
+  .object({
+    type: z.literal('model'),
+    id: z.string(),
+    display_name: z.string(),
+    /** RFC 3339; unknown for a lane, so the epoch. */
+    created_at: z.string(),
+    /** Fields of Anthropic's current ModelInfo the gateway does not know for a lane: null (`lifecycle` active). */
+    capabilities: z.null(),
+    deprecated_at: z.null(),
+    lifecycle: z.literal('active'),
+    line: z.null(),
+    max_input_tokens: z.null(),
+    max_tokens: z.null(),
+    retires_at: z.null(),
+  })
+  .meta({ id: 'AnthropicModel' });
+export type AnthropicModel = z.infer<typeof ZAnthropicModel>;
+
+/** A page of Anthropic's model list (`limit`, `after_id`, `before_id`). */
+export const ZAnthropicModelList = z
+  .object({
+    data: z.array(ZAnthropicModel),
+    has_more: z.boolean(),
+    first_id: z.string().nullable(),
+    last_id: z.string().nullable(),
+  })
+  .meta({ id: 'AnthropicModelList' });
+export type AnthropicModelList = z.infer<typeof ZAnthropicModelList>;

@@ -3,6 +3,8 @@ import { ERROR_CODES, type ErrorCode } from '@platform/errors/codes';
 import { z } from 'zod';
 import { EXAMPLE_REQUEST_ID } from './common';
 import {
+  ZAnthropicCountTokensRequest,
+  ZAnthropicCountTokensResponse,
   ZAnthropicErrorBody,
   ZAnthropicMessageResponse,
   ZAnthropicMessagesRequest,
@@ -66,7 +68,7 @@ export function registerWirePaths(registry: OpenAPIRegistry): void {
     summary: "Message in Anthropic's Messages format (plain or streamed)",
     description: [
       "Anthropic's Messages format; the key as `x-api-key` or `Authorization: Bearer`. `model` is a lane or `<lane>/<model>` as on `/v1/chat/completions`.",
-      "Anthropic targets get the request as sent (cache_control, thinking, the `anthropic-beta` header) and their answer goes back as it came; OpenAI-compatible targets get a translation. Images, documents, server tools and `top_k` cannot be translated: such requests go only to the lane's Anthropic targets, else 400 naming the field.",
+      'Anthropic targets get the request as sent, byte for byte but `model` (cache_control, thinking, `role: "system"` turns, fields this gateway does not know, the `anthropic-beta` header) and their answer goes back as it came; OpenAI-compatible targets get a translation, and what it cannot carry (top_k, thinking, cache_control, server tools, documents) is dropped and named in the `x-gateway-dropped-params` response header, never refused (docs/gateway-ai.md#field-policy).',
       "With `stream: true`: `message_start`, `ping`, `content_block_start`/`content_block_delta`/`content_block_stop`, `message_delta`, `message_stop`; a failure after the start ends with an `error` event. Errors are in Anthropic's shape with our `request_id`.",
     ].join('\n\n'),
     tags: [ANTHROPIC_TAG.name],
@@ -82,6 +84,24 @@ export function registerWirePaths(registry: OpenAPIRegistry): void {
           'application/json': { schema: ZAnthropicMessageResponse },
           'text/event-stream': sse('Server-sent events named by their `type`.'),
         },
+      },
+      ...anthropicErrorResponses(CHAT_ERRORS),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/messages/count_tokens',
+    operationId: 'anthropicCountTokens',
+    summary: "Input tokens of a Messages request (Anthropic's count_tokens)",
+    description:
+      "An Anthropic target's count from the provider's own `count_tokens` endpoint (`x-gateway-token-count: provider`); for a model on OpenAI-compatible targets the gateway's tokenizer over the translated request (`x-gateway-token-count: estimate`). Not charged, not recorded; the key's rate limit applies.",
+    tags: [ANTHROPIC_TAG.name],
+    security,
+    request: { body: jsonBody(ZAnthropicCountTokensRequest) },
+    responses: {
+      200: {
+        description: 'The count.',
+        content: { 'application/json': { schema: ZAnthropicCountTokensResponse } },
       },
       ...anthropicErrorResponses(CHAT_ERRORS),
     },

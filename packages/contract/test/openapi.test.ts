@@ -68,6 +68,7 @@ const GATEWAY_OPERATIONS = [
   'get /api/v1/config',
   'post /v1/chat/completions',
   'post /v1/messages',
+  'post /v1/messages/count_tokens',
   'post /v1/responses',
   'post /v1/embeddings',
   'get /v1/models',
@@ -118,10 +119,10 @@ describe.each([
     expect(build().servers).toEqual([{ url: '/' }]);
   });
 
-  it('answers every error status of every operation with ErrorBody (OpenAiErrorBody under /v1, AnthropicError for /v1/messages)', () => {
+  it('answers every error status of every operation with ErrorBody (OpenAiErrorBody under /v1, AnthropicError for /v1/messages*)', () => {
     const doc = build();
     for (const key of expected) {
-      const body = key.endsWith(' /v1/messages')
+      const body = key.includes(' /v1/messages')
         ? 'AnthropicError'
         : key.includes(' /v1/')
           ? 'OpenAiErrorBody'

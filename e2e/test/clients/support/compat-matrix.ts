@@ -35,8 +35,19 @@ const DOC = path.resolve(E2E_ROOT, '../docs/compatibility.md');
 
 /** The version of an installed npm package, as the matrix shows it. */
 export function installedVersion(pkg: string): string {
-  const file = require.resolve(`${pkg}/package.json`, { paths: [E2E_ROOT] });
-  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+  // Packages whose `exports` leave out package.json (@anthropic-ai/sdk): found from the
+  // resolver's search folders instead.
+  const folders = require.resolve.paths(pkg) ?? [];
+  for (const folder of [E2E_ROOT, ...folders]) {
+    const file = path.join(
+      folder.endsWith('node_modules') ? folder : path.join(folder, 'node_modules'),
+      pkg,
+      'package.json',
+    );
+    if (fs.existsSync(file))
+      return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+  }
+  throw new Error(`${pkg} is not installed`);
 }
 
 function rowsFile(client: string): string {

@@ -33,6 +33,8 @@ export type AnthropicBehaviour = CommonBehaviour & {
   /** Answer with these tool calls (stop reason `tool_use`); streamed as `input_json_delta` pieces. */
   toolCalls?: Array<{ name: string; input: Record<string, unknown> }>;
   usage?: AnthropicUsageNumbers;
+  /** The answer of `POST /v1/messages/count_tokens` (default: an estimate, 4 characters a token). */
+  inputTokens?: number;
   /** `stop_reason` (default `end_turn`, or `tool_use` with tool calls). */
   stopReason?: string;
   /** Destroy the socket after this many text deltas. */
@@ -42,7 +44,7 @@ export type AnthropicBehaviour = CommonBehaviour & {
   chunkDelayMs?: number;
 };
 
-/** An Anthropic Messages API on loopback: `POST /v1/messages`, plain and streamed. */
+/** An Anthropic Messages API on loopback: `POST /v1/messages`, plain and streamed, and `POST /v1/messages/count_tokens`. */
 export type AnthropicFake = LoopbackServer & {
   /** The value for the Anthropic SDK's `baseURL` (the SDK adds `/v1/messages`). */
   baseURL: string;
@@ -147,6 +149,19 @@ function replyMessage(
   };
   record.sent = JSON.stringify(message);
   reply(res, record, 200, message);
+}
+
+/** `POST /v1/messages/count_tokens`: `inputTokens`, else 4 characters a token over messages, system and tools. */
+function replyCount(
+  res: ServerResponse,
+  record: RecordedRequest,
+  request: MessagesRequest & { tools?: unknown },
+  behaviour: AnthropicBehaviour,
+): void {
+  const text = JSON.stringify([request.system ?? '', request.messages, request.tools ?? []]);
+  const answer = { input_tokens: behaviour.inputTokens ?? estimate(text) };
+  record.sent = JSON.stringify(answer);
+  reply(res, record, 200, answer);
 }
 
 /** The SSE sequence of the Messages API: message_start, ping, blocks, message_delta, message_stop. */
@@ -265,17 +280,19 @@ export async function startAnthropicFake(
     const key = record.headers['x-api-key'] ?? /^Bearer (.+)$/.exec(record.headers.authorization ?? '')?.[1];
     if (!key) return fail(401, 'x-api-key header is required');
     if (opts.apiKeys && !opts.apiKeys.includes(key)) return fail(401, 'invalid x-api-key');
-    if (req.method !== 'POST' || record.path !== '/v1/messages') return fail(404, 'Not found');
+    const counting = record.path === '/v1/messages/count_tokens';
+    if (req.method !== 'POST' || (record.path !== '/v1/messages' && !counting)) return fail(404, 'Not found');
     const version = record.headers['anthropic-version'];
     if (!version) return fail(400, 'anthropic-version: header is required');
     if (!VERSIONS.has(version)) return fail(400, `anthropic-version: invalid version ${version}`);
     if (!body) return fail(400, 'There was an error parsing the body of your request');
     if (!model) return fail(400, 'model: Field required');
-    if (typeof body.max_tokens !== 'number') return fail(400, 'max_tokens: Field required');
+    if (typeof body.max_tokens !== 'number' && !counting) return fail(400, 'max_tokens: Field required');
     if (!Array.isArray(body.messages)) return fail(400, 'messages: Field required');
 
     const behaviour = script.resolve(model, body as Record<string, unknown>);
     if (await applyCommonBehaviour(behaviour, res, record, anthropicErrorBody)) return;
+    if (counting) return replyCount(res, record, body, behaviour);
     if (body.stream === true) return streamMessage(res, record, body, behaviour);
     return replyMessage(res, record, body, behaviour);
   };

@@ -81,20 +81,21 @@ export function passedThrough(body: Record<string, unknown>, model: string, stre
  */
 export function createAnthropicUpstream(baseUrl: string, apiKey: string): ChatUpstream {
   const pool = createUpstreamPool(baseUrl, 'messages');
+  const countPool = createUpstreamPool(baseUrl, 'messages/count_tokens');
+  const headersFor = (native: NativeRequest | undefined, accept: string) => ({
+    'x-api-key': apiKey,
+    'anthropic-version': ANTHROPIC_VERSION,
+    ...(native?.beta ? { 'anthropic-beta': native.beta } : {}),
+    'content-type': 'application/json',
+    accept,
+  });
 
   const send = async (params: object, signal: AbortSignal, stream: boolean, native?: NativeRequest) => {
     const chat = params as Parameters<typeof toAnthropicRequest>[0];
     const body = native
       ? passedThrough(native.body, chat.model, stream)
       : { ...toAnthropicRequest(chat), ...(stream ? { stream: true } : {}) };
-    const headers = {
-      'x-api-key': apiKey,
-      'anthropic-version': ANTHROPIC_VERSION,
-      ...(native?.beta ? { 'anthropic-beta': native.beta } : {}),
-      'content-type': 'application/json',
-      accept: stream ? 'text/event-stream' : 'application/json',
-    };
-    return pool.post(headers, body, signal);
+    return pool.post(headersFor(native, stream ? 'text/event-stream' : 'application/json'), body, signal);
   };
 
   return {
@@ -112,6 +113,18 @@ export function createAnthropicUpstream(baseUrl: string, apiKey: string): ChatUp
       }
       return chunks();
     },
-    close: () => pool.close(),
+    async countTokens(native, model, signal) {
+      const answer = await countPool.post(
+        headersFor(native, 'application/json'),
+        { ...native.body, model },
+        signal,
+      );
+      const value = (await readJson(answer, signal, 'unreadable count')) as { input_tokens?: unknown } | null;
+      if (typeof value?.input_tokens !== 'number') throw new UpstreamProtocolError('not a token count');
+      return value.input_tokens;
+    },
+    close: async () => {
+      await Promise.all([pool.close(), countPool.close()]);
+    },
   };
 }

@@ -34,6 +34,12 @@ export type ChatUpstream = {
     onGarbled?: () => void,
     native?: NativeRequest,
   ): Promise<AsyncIterableIterator<ChatCompletionChunk>>;
+  /**
+   * Input tokens of a request in the provider's own format, by the provider's
+   * count endpoint (Anthropic's `POST /messages/count_tokens`); only clients
+   * of an API that has one implement it.
+   */
+  countTokens?(native: NativeRequest, model: string, signal: AbortSignal): Promise<number>;
   close(): Promise<void>;
 };
 

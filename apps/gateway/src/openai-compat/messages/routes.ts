@@ -1,25 +1,43 @@
+import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
-import { type RequestHandler, Router } from 'express';
+import { sendJson } from '@platform/service-kit';
+import { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
+import { callerOf } from '../../ai/accounting';
+import { clientAbortSignal } from '../../ai/client-signal';
 import type { AiRuntime } from '../../ai/runtime';
-import { admissionBeforeError } from '../../auth/pending-admission';
+import { admissionBeforeError, takePendingAdmission } from '../../auth/pending-admission';
 import { header, runChatRoute } from '../chat-route';
+import { modelNotFound } from '../errors';
+import { resolveModel, validModelsText } from '../models';
+import { countMessageTokens, prepareCountTokens } from './count-tokens';
 import { messageId, toMessagesAnswer } from './create-message';
 import { anthropicErrorHandler } from './errors';
+import { listAnthropicModels, toAnthropicModel } from './models';
 import { prepareMessages } from './prepare-message';
 import { anthropicStreamFormat } from './stream-message';
 
+/** Says where a count came from: `provider` (Anthropic's count_tokens) or `estimate` (our tokenizer). */
+export const TOKEN_COUNT_HEADER = 'x-gateway-token-count';
+
+/** Anthropic's SDKs send `anthropic-version` on every request; OpenAI's never do. */
+const fromAnthropicClient: RequestHandler = (req, _res, next) =>
+  next(req.headers['anthropic-version'] === undefined ? 'route' : undefined);
+
 /**
- * Anthropic's Messages API, mounted before the OpenAI-compatible router:
- * `POST /v1/messages` on the same lanes, keys (`x-api-key` as Anthropic
- * clients send it, or Bearer), limits, fallback, usage records and metrics;
- * its errors in Anthropic's shape. Other paths fall through to the
- * OpenAI-compatible router.
+ * Anthropic's API on the same lanes, keys (`x-api-key` as Anthropic clients
+ * send it, or Bearer), limits, fallback, usage records and metrics, mounted
+ * before the OpenAI-compatible router: `POST /v1/messages`,
+ * `POST /v1/messages/count_tokens`, and `GET /v1/models` (and `/{id}`) in
+ * Anthropic's shape when the request carries `anthropic-version`. Its errors,
+ * and unknown paths under /v1/messages, are in Anthropic's shape; other
+ * requests fall through to the OpenAI-compatible router.
  */
 export function createMessagesRouter(
   rt: AiRuntime,
-  opts: { guards: RequestHandler[]; logger: Logger },
+  opts: { guards: RequestHandler[]; read: RequestHandler[]; logger: Logger },
 ): Router {
   const router = Router();
+  const anthropicErrors = anthropicErrorHandler({ logger: opts.logger });
   router.post('/v1/messages', ...opts.guards, async (req, res) => {
     const prepared = prepareMessages(rt, req.body, {
       projectId: header(req, 'x-project-id'),
@@ -33,7 +51,42 @@ export function createMessagesRouter(
       answer: toMessagesAnswer,
     });
   });
-  // Only errors of the route above reach this; unmatched paths go on to the next router.
-  router.use('/v1/messages', admissionBeforeError(anthropicErrorHandler({ logger: opts.logger })));
+
+  // Free at Anthropic and here (nothing reserved or recorded); the key's rate limit applies.
+  router.post('/v1/messages/count_tokens', ...opts.guards, async (req, res) => {
+    await takePendingAdmission(res)?.runAlone();
+    const prepared = prepareCountTokens(rt, req.body);
+    const count = await countMessageTokens(rt, prepared, {
+      storedKeys: await rt.storedKeys(callerOf(res).userId),
+      clientSignal: clientAbortSignal(res),
+      beta: header(req, 'anthropic-beta'),
+    });
+    res.setHeader(TOKEN_COUNT_HEADER, count.source);
+    sendJson(res, { input_tokens: count.input_tokens });
+  });
+
+  router.get('/v1/models', fromAnthropicClient, ...opts.read, (req, res) => {
+    sendJson(res, listAnthropicModels(rt, req.query as Record<string, unknown>));
+  });
+  router.get('/v1/models/*id', fromAnthropicClient, ...opts.read, (req, res) => {
+    const id = ((req.params as { id?: string[] }).id ?? []).join('/');
+    if (!resolveModel(rt, id)) throw modelNotFound(id, validModelsText(rt));
+    sendJson(res, toAnthropicModel(id));
+  });
+  const anthropicModelErrors: ErrorRequestHandler = (err, req, res, next) => {
+    if (req.headers['anthropic-version'] === undefined) return next(err);
+    return anthropicErrors(err, req, res, next);
+  };
+  router.use('/v1/models', anthropicModelErrors);
+
+  // Anthropic's other APIs under /v1/messages (batches) are not provided: 404 in its shape.
+  router.use('/v1/messages', (req, _res, next) => {
+    next(
+      new AppError('not_found', {
+        message: `Not found: ${req.method} /v1/messages${req.path.slice(0, 200)}`,
+      }),
+    );
+  });
+  router.use('/v1/messages', admissionBeforeError(anthropicErrors));
   return router;
 }
