@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { KeyValueStore, RedisKeyValueStore } from '@platform/db';
 import { createHttpMetrics, type HttpMetrics, type Logger, type Registry } from '@platform/logging';
 import type { LanesConfig } from './ai/config/lanes';
@@ -26,8 +27,10 @@ import type { ProviderKeyDeps } from './provider-keys/deps';
 import { createStoredKeyCache } from './provider-keys/stored-key-cache';
 import { readFeed } from './usage/feed-repo';
 import type { UsageLedger } from './usage/ledger';
+import { withLedgerFallbacks } from './usage/ledger-durable';
 import { createPostgresLedger } from './usage/ledger-postgres';
 import { createRedisStreamLedger } from './usage/ledger-redis-stream';
+import { createLedgerSpool } from './usage/ledger-spool';
 import { startUsageRetention } from './usage/retention';
 
 export const SERVICE_NAME = 'gateway';
@@ -116,6 +119,18 @@ function moneyAdapters(
       ? createRedisCounterStore((kv as RedisKeyValueStore).redis, (kv as RedisKeyValueStore).keyPrefix)
       : memoryCountersOf(kv, clock);
   if (overrides.ledgerAdapter) return { ledger: overrides.ledgerAdapter, counters: counters() };
+  const durable = (primary: UsageLedger, direct: PrismaClient | null) =>
+    withLedgerFallbacks({
+      primary,
+      prisma: direct,
+      spool: createLedgerSpool({
+        dir: path.join(base.env.DATA_DIR, 'ledger-spool'),
+        maxBytes: base.env.USAGE_LEDGER_SPOOL_MAX_BYTES,
+      }),
+      replayInto: prisma,
+      logger,
+      registry,
+    });
   if (kv.kind === 'redis') {
     const redisKv = kv as RedisKeyValueStore;
     const ledger = createRedisStreamLedger({
@@ -128,9 +143,11 @@ function moneyAdapters(
       ...overrides.ledger,
     });
     ledger.start();
-    return { ledger, counters: counters() };
+    // Redis refusing: Postgres directly; both: the local spool.
+    return { ledger: durable(ledger, prisma), counters: counters() };
   }
-  return { ledger: createPostgresLedger(prisma), counters: counters() };
+  // Postgres refusing: the local spool.
+  return { ledger: durable(createPostgresLedger(prisma), null), counters: counters() };
 }
 
 /**

@@ -142,6 +142,12 @@ export const ZGatewayEnv = z
       .default('gateway:'),
     /** Ledger entries pending this long at a consumer (a killed worker) are taken over by another. */
     USAGE_LEDGER_CLAIM_IDLE_MS: envFields.positiveInt(30_000),
+    /**
+     * Most bytes of usage records one process keeps in its local spool
+     * (DATA_DIR/ledger-spool) while neither Redis nor Postgres takes them;
+     * past it an answer whose record cannot be kept is not completed (503).
+     */
+    USAGE_LEDGER_SPOOL_MAX_BYTES: envFields.positiveInt(64 * 1024 * 1024),
     /** Days raw usage records are kept (daily sums are kept for ever). */
     USAGE_RETENTION_DAYS: envFields.positiveInt(90),
     /**

@@ -165,6 +165,7 @@ export async function startAiHarness(
   const lanesFile = writeTempJson('lanes.json', TEST_LANES);
   const baseUrls = baseUrlsFor(openai.baseURL, elevenlabs.url, {}, anthropic.apiBase);
 
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gw-data-'));
   const instances: GatewayInstance[] = [];
   const startInstance = (
     env: Record<string, string>,
@@ -182,6 +183,8 @@ export async function startAiHarness(
         AI_UPSTREAM_TIMEOUT_MS: '5000',
         // Tests script failures per test; a real cooldown would carry them into the next test.
         AI_CIRCUIT_COOLDOWN_MS: '1',
+        // The ledger's local spool (usage/ledger-spool.ts): one folder per harness.
+        DATA_DIR: dataDir,
         PROVIDER_KEYS_MASTER_KEYS: newMasterKey('k1'),
         ...SERVER_KEYS,
         ...envOverrides,
