@@ -100,6 +100,8 @@ describeWithServers('AI usage billed through Stripe', () => {
     const gatewayPort = await freePort();
     const lanes = {
       ...TEST_LANES,
+      // This test reconciles tokens on one meter: media (billed by cost by default) stays off it.
+      media_billing: { quantity: 'total_tokens' },
       lanes: {
         ...TEST_LANES.lanes,
         premium: { ...TEST_LANES.lanes.premium, billing: { mode: 'paid', product: PAID_PRODUCT } },
