@@ -245,7 +245,7 @@ describeWith(needChromium())('the web console in Chromium', () => {
     expect(usage).toContain('free');
     expect(usage).toContain('llama-3.3-70b-versatile');
     expect(await page.locator('#usage svg[role="img"] rect.bar').count()).toBe(30);
-    expect(await page.locator('label[for="budget-meter"]').textContent()).toMatch(/of 1,000,000 tokens/);
+    expect(await page.locator('label[for="budget-meter"]').textContent()).toMatch(/of 5,000,000 tokens/);
     await screenshot(page, 'usage');
     expect(await page.getByRole('columnheader', { name: 'Errors' }).count()).toBe(1);
 

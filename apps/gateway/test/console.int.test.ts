@@ -130,7 +130,7 @@ describe('GET /api/v1/usage/today', () => {
     expect(before.body).toEqual({
       day,
       total_tokens: 0,
-      daily_token_budget: 1_000_000,
+      daily_token_budget: 5_000_000,
       resets_at: new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString(),
     });
 
