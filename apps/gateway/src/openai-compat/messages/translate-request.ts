@@ -194,6 +194,8 @@ export function toChatParams(request: AnthropicMessagesRequest): ChatTranslation
   const messages = chatMessages(request, drops);
   const tools = chatTools(request, drops);
   const choice = toolChoice(request.tool_choice);
+  // OpenAI refuses tool_choice without tools (all of them may have been server tools).
+  if (request.tool_choice && tools.length === 0) drops.add('tool_choice');
   const metadata = request.metadata ?? {};
   for (const key of Object.keys(metadata)) if (key !== 'user_id') drops.add(`metadata.${key}`);
   const format = responseFormat(request, drops);
