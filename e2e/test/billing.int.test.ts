@@ -49,6 +49,8 @@ const SERVICE_TOKEN = `svc-${randomBytes(16).toString('hex')}`;
 const WEBHOOK_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
 const PAID_PRODUCT = `prod_gold_${randomBytes(4).toString('hex')}`;
 const METER_EVENT = 'ai_tokens';
+const TOKENS_PRODUCT = `prod_tokens_${randomBytes(4).toString('hex')}`;
+const TOKENS_PRICE = `price_tokens_${randomBytes(4).toString('hex')}`;
 // Longer than the whole paid-lane test: a cancellation seen in time was the webhook notice, not the expiry.
 const SUBSCRIPTION_CACHE_SECONDS = 120;
 
@@ -80,13 +82,22 @@ describeWithServers('AI usage billed through Stripe', () => {
     servers = await startSharedServers();
     REDIS_URL = servers.redisUrl;
     fakes = await startFakes();
-    fakes.stripe.meters.seed({ event_name: METER_EVENT, display_name: 'AI tokens' });
+    const meter = fakes.stripe.meters.seed({ event_name: METER_EVENT, display_name: 'AI tokens' });
+    // Usage lands on an invoice only through a metered price on the meter (issue 40): every user
+    // below subscribes to one; the paid lane's product is itself such a price.
+    const tokens = fakes.stripe.seedProduct({ id: TOKENS_PRODUCT, name: 'AI tokens' });
+    fakes.stripe.seedPrice({
+      id: TOKENS_PRICE,
+      product: tokens.id,
+      unit_amount: 1,
+      recurring: { interval: 'month', meter: meter.id },
+    });
     const goldPrice = fakes.stripe.seedProduct({ id: PAID_PRODUCT, name: 'Gold' });
     fakes.stripe.seedPrice({
       id: `price_gold_${randomBytes(4).toString('hex')}`,
       product: goldPrice.id,
-      unit_amount: 2000,
-      recurring: { interval: 'month' },
+      unit_amount: 2,
+      recurring: { interval: 'month', meter: meter.id },
     });
     fakes.openai.set({
       content: 'one two three four five',
@@ -173,6 +184,27 @@ describeWithServers('AI usage billed through Stripe', () => {
       { userId: user.id, name: 'billing', scope: 'ai' },
     );
     return { id: user.id, key };
+  }
+
+  /** Subscribes the user through payment's checkout; Stripe's webhook tells payment. Returns the subscription id. */
+  async function subscribe(userId: string, productId: string, priceId: string): Promise<string> {
+    const checkout = await fetch(`http://127.0.0.1:${paymentPort}/api/v1/checkout/subscription`, {
+      method: 'POST',
+      headers: { 'x-api-key': PAYMENT_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        user_id: userId,
+        email: `${userId}@example.com`,
+        product_id: productId,
+        price_id: priceId,
+        success_url: 'https://app.example.com/done',
+        cancel_url: 'https://app.example.com/cancel',
+      }),
+    });
+    expect(checkout.status).toBe(200);
+    const { checkout_session_id: sessionId } = (await checkout.json()) as { checkout_session_id: string };
+    const session = fakes.stripe.completeCheckoutSession(sessionId);
+    await sendWebhook(buildEvent('checkout.session.completed', session));
+    return session.subscription as string;
   }
 
   const url = (g: ServiceProcess, p: string) => `http://127.0.0.1:${g.port}${p}`;
@@ -289,6 +321,7 @@ describeWithServers('AI usage billed through Stripe', () => {
 
   it('bills every ledger record exactly once through payment and worker outages, a SIGKILL and Stripe failures', async () => {
     const users = await Promise.all([newUser(), newUser(), newUser()]);
+    for (const user of users) await subscribe(user.id, TOKENS_PRODUCT, TOKENS_PRICE);
 
     await traffic(users, 15, 0);
 
@@ -399,25 +432,11 @@ describeWithServers('AI usage billed through Stripe', () => {
     expect(await refused.json()).toMatchObject({ error: 'subscription required' });
     expect((await premium(b)).status).toBe(402);
 
+    // A subscription to another product with a price on the meter does not open the paid lane.
+    await subscribe(user.id, TOKENS_PRODUCT, TOKENS_PRICE);
     // Subscribe through payment's checkout; Stripe's webhook reaches payment, which tells the gateway.
     const price = [...fakes.stripe.store.prices.values()].find((p) => p.product === PAID_PRODUCT);
-    const checkout = await fetch(`http://127.0.0.1:${paymentPort}/api/v1/checkout/subscription`, {
-      method: 'POST',
-      headers: { 'x-api-key': PAYMENT_KEY, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        user_id: user.id,
-        email: 'gold@example.com',
-        product_id: PAID_PRODUCT,
-        price_id: price?.id,
-        success_url: 'https://app.example.com/done',
-        cancel_url: 'https://app.example.com/cancel',
-      }),
-    });
-    expect(checkout.status).toBe(200);
-    const { checkout_session_id: sessionId } = (await checkout.json()) as { checkout_session_id: string };
-    const session = fakes.stripe.completeCheckoutSession(sessionId);
-    const subscriptionId = session.subscription as string;
-    await sendWebhook(buildEvent('checkout.session.completed', session));
+    const subscriptionId = await subscribe(user.id, PAID_PRODUCT, price?.id ?? '');
 
     // Both instances forget the cached refusal (the notice reached a, a broadcast it): served within seconds.
     for (const g of [a, b])

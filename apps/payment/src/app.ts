@@ -19,6 +19,7 @@ import { createSubscriptionStatusReader } from './subscriptions/get-status';
 import { createGatewayNotifier } from './subscriptions/notify-gateway';
 import { createSubscriptionRouter } from './subscriptions/routes';
 import { createSyncRouter } from './sync/routes';
+import { createMeterDirectory } from './usage/meter-directory';
 import { readMeterConfig } from './usage/meters';
 import { createUsageMetrics } from './usage/metrics';
 import { usageReadiness } from './usage/readiness';
@@ -71,7 +72,14 @@ export function createApp(deps: PaymentDeps): Express {
   api.use(requireApiKey(deps.env.PAYMENT_MS_API_KEY));
   api.use(apiRateLimit({ limitPerMinute: deps.env.PAYMENT_RATE_LIMIT_PER_MINUTE, kv: deps.kv }));
   // Before the general body parser: a usage batch has its own, larger limit.
-  api.use(createUsageRouter({ ...deps, meters: readMeterConfig(deps.env), metrics: usageMetrics }));
+  api.use(
+    createUsageRouter({
+      ...deps,
+      meters: readMeterConfig(deps.env),
+      metrics: usageMetrics,
+      meterDirectory: createMeterDirectory(deps.stripe),
+    }),
+  );
   api.use(jsonBody(API_BODY_LIMIT));
   api.use(createCheckoutRouter(deps));
   api.use(

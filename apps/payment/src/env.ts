@@ -60,6 +60,17 @@ export const ZPaymentEnv = z
      * it is not. Beyond this the event is refused (`timestamp_in_future`).
      */
     PAYMENT_USAGE_MAX_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(3600).default(600),
+    /**
+     * `meter=currency` pairs (`cost=usd`): the prices on that meter must be in that currency (billing by
+     * cost: the gateway's AI_COST_CURRENCY). Checked at start and on every subscription change; usage
+     * whose only price has another currency is held `unbillable`, never sent.
+     */
+    PAYMENT_USAGE_METER_CURRENCIES: envFields.list().optional(),
+    /**
+     * After a billing period ends, how long its usage is still sent (Stripe finalizes the period's
+     * invoice after its finalization grace, 1 hour by default). Later usage of that period is `late`.
+     */
+    PAYMENT_USAGE_INVOICE_GRACE_SECONDS: envFields.positiveInt(3000),
     /** `off` stops this process from draining the usage outbox to Stripe (ingest still works). */
     PAYMENT_USAGE_SENDER: z.enum(['on', 'off']).default('on'),
     /** Rows one sender claims at a time. */

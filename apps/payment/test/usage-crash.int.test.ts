@@ -13,7 +13,7 @@ import { readMeterConfig } from '../src/usage/meters';
 import { recordUsageEvents } from '../src/usage/record-usage';
 import { API_KEY, PAYMENT_MIGRATIONS_DIR, STRIPE_KEY } from './support/harness';
 import { startPaymentProcess } from './support/payment-process';
-import { eventually, recordDeps } from './support/usage';
+import { eventually, recordDeps, seedMeteredSubscription } from './support/usage';
 
 // A second process shares the database: Postgres only (PGlite is in-process).
 // TEST_DATABASE_URL/TEST_REDIS_URL (CI), else private servers, else one skip line.
@@ -63,6 +63,8 @@ onPostgres('a payment process killed while draining the usage outbox', () => {
     fake.meters.seed({ event_name: 'ai_tokens' });
     const meters = readMeterConfig({ PAYMENT_USAGE_METERS: ['tokens=ai_tokens'] });
     const users = Array.from({ length: 5 }, (_, i) => `crash_user_${i}_${randomUUID()}`);
+    for (const userId of users)
+      await seedMeteredSubscription(fake, prisma, userId, 'ai_tokens', new Date(Date.now() - 60_000));
     const events = users.flatMap((user_id) =>
       Array.from({ length: 60 }, (_, i) => ({
         id: randomUUID(),

@@ -2,7 +2,14 @@ import { perTestFile } from '@platform/testing';
 import { readMeterConfig } from '../src/usage/meters';
 import { runReconcileCli } from '../src/usage/reconcile-cli';
 import { newUserId, startHarness } from './support/harness';
-import { eventually, postUsage, startTestSender, USAGE_ENV, usageEvent } from './support/usage';
+import {
+  eventually,
+  postUsage,
+  startTestSender,
+  subscribeToMeter,
+  USAGE_ENV,
+  usageEvent,
+} from './support/usage';
 
 const h = perTestFile(startHarness);
 const today = new Date().toISOString().slice(0, 10);
@@ -30,6 +37,8 @@ describe('usage reconciliation', () => {
   beforeAll(async () => {
     h.fake.meters.seed({ event_name: 'ai_tokens' });
     const app = h.buildApp(USAGE_ENV);
+    const periodStart = new Date(h.clock.now().getTime() - 60_000);
+    for (const userId of [userA, userB]) await subscribeToMeter(h, app, userId, 'ai_tokens', { periodStart });
     const events = [
       usageEvent({ user_id: userA, value: 10 }),
       usageEvent({ user_id: userA, value: 5 }),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type BillableResponse,
   type CheckoutSessionResponse,
   type EntitlementsResponse,
   type HealthResponse,
@@ -10,6 +11,7 @@ import {
   type SyncResponse,
   type UsageEventRefusalsResponse,
   type UsageEventsResponse,
+  ZBillableResponse,
   ZCheckoutSessionResponse,
   ZEntitlementsResponse,
   ZHealthResponse,
@@ -109,6 +111,11 @@ export type PaymentClient = {
     params?: { limit?: number },
     options?: CallOptions,
   ): Promise<MeterErrorReportsResponse>;
+  /**
+   * `GET /api/v1/usage-events/billable/{user_id}`: whether the user's usage on
+   * the meter (payment's default when omitted) would land on an invoice now.
+   */
+  getUsageBillable(userId: string, meter?: string, options?: CallOptions): Promise<BillableResponse>;
   /** `GET /api/v1/usage-events/refused`: events answered `refused` and parked, newest first. */
   listRefusedUsageEvents(
     params?: { limit?: number },
@@ -223,6 +230,12 @@ export function createPaymentClient(options: ClientOptions): PaymentClient {
         },
         call,
         readJson(ZMeterErrorReportsResponse),
+      ),
+    getUsageBillable: (userId, meter, call) =>
+      get(
+        `/api/v1/usage-events/billable/${encodeURIComponent(userId)}${meter === undefined ? '' : `?meter=${encodeURIComponent(meter)}`}`,
+        ZBillableResponse,
+        call,
       ),
     listRefusedUsageEvents: ({ limit } = {}, call = {}) =>
       executeCall(

@@ -3,8 +3,11 @@ import { z } from 'zod';
 import { buildErrorResponses } from './openapi-errors';
 import { COMMON_ERRORS, registerStripeWebhookPath } from './openapi-payment-shared';
 import { jsonBody, jsonResponse } from './openapi-shared';
+import { ZUserParams } from './payment';
 import {
   MAX_USAGE_EVENTS_PER_BATCH,
+  ZBillableQuery,
+  ZBillableResponse,
   ZMeterErrorReportsQuery,
   ZMeterErrorReportsResponse,
   ZUsageEventRefusalsResponse,
@@ -44,6 +47,21 @@ export function registerUsagePaths(
         'payload_too_large',
         'unsupported_media_type',
       ]),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/usage-events/billable/{user_id}',
+    operationId: 'getUsageBillable',
+    summary: 'Would usage of a user land on an invoice',
+    description:
+      "True when an item of the user's subscription in a billing status has a price on the meter (the gateway's paid lanes ask this). Usage that is not billable is held, never sent (docs/billing.md).",
+    tags: ['Usage'],
+    security,
+    request: { params: ZUserParams, query: ZBillableQuery },
+    responses: {
+      200: jsonResponse('The answer.', ZBillableResponse),
+      ...buildErrorResponses([...COMMON_ERRORS, 'validation_failed', 'stripe_unavailable']),
     },
   });
   registry.registerPath({

@@ -156,3 +156,22 @@ export type MeterErrorReportsResponse = z.infer<typeof ZMeterErrorReportsRespons
 export const ZMeterErrorReportsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
+
+/** `GET /api/v1/usage-events/billable/{user_id}?meter=`: the meter; the configured default when omitted. */
+export const ZBillableQuery = z.object({ meter: ZMeterName.optional() });
+
+/**
+ * Whether usage of the user on the meter, now, would land on an invoice: an
+ * item of a subscription in a billing status (active, trialing, past_due)
+ * has a price on that meter (in the meter's configured currency).
+ */
+export const ZBillableResponse = z
+  .object({
+    billable: z.boolean(),
+    meter: z.string(),
+    subscription_id: z.string().nullable(),
+    price_id: z.string().nullable(),
+    reason: z.string().nullable().meta({ description: 'Why not, when not billable.' }),
+  })
+  .meta({ id: 'BillableResponse' });
+export type BillableResponse = z.infer<typeof ZBillableResponse>;

@@ -22,6 +22,7 @@ const PAYMENT_OPERATIONS = [
   'post /api/v1/usage-events',
   'get /api/v1/usage-events/error-reports',
   'get /api/v1/usage-events/refused',
+  'get /api/v1/usage-events/billable/{user_id}',
   'post /webhooks/stripe/events',
 ];
 const GATEWAY_OPERATIONS = [

@@ -57,6 +57,32 @@ export function billingRulesOf(env: GatewayEnv, lanes: LanesBilling): BillingRul
   };
 }
 
+/** One start-up line per lane (and media): where its usage goes (docs/billing.md, "Where usage goes"). */
+function logWhereUsageGoes(logger: Logger, rules: BillingRules, names: string[], shipping: boolean): void {
+  const lanes = names.map((lane) => [lane, rules.lanes[lane]] as const);
+  const all: Array<readonly [string, LaneBilling | undefined]> = [...lanes, ['media', rules.media]];
+  const where = Object.fromEntries(
+    all.map(([lane, b]) => {
+      const mode = b?.mode ?? 'metered';
+      if (mode === 'free') return [lane, 'free: not billed'];
+      const meter = rules.projectMeters.size > 0 ? 'project meter, else ' : '';
+      const to = `meter ${meter}${b?.meter ?? rules.meter ?? "payment's default"}, by ${b?.quantity ?? rules.quantity}`;
+      return [
+        lane,
+        mode === 'paid'
+          ? `paid: ${to}; only users whose subscription has a price on that meter`
+          : `metered: ${to}; users without a billable subscription are held by payment, not invoiced`,
+      ];
+    }),
+  );
+  logger.info(
+    { lanes: where, shipping },
+    shipping
+      ? "usage billing: where each lane's usage goes"
+      : 'usage billing: nothing is shipped from this process',
+  );
+}
+
 /**
  * Usage billing and paid lanes, built once per process: payment's typed
  * client, the shipper (the ledger to payment, in the background) and the
@@ -77,6 +103,7 @@ export function createBilling(opts: {
   const rules = billingRulesOf(env, opts.lanes);
   const paidLanes = Object.entries(rules.lanes).filter(([, b]) => b.mode === 'paid');
   const configured = Boolean(env.PAYMENT_URL && env.PAYMENT_API_KEY);
+  logWhereUsageGoes(logger, rules, Object.keys(opts.lanes.lanes), configured && env.BILLING_SHIPPER === 'on');
   if (!configured && (paidLanes.length > 0 || rules.media?.mode === 'paid'))
     throw new Error('a paid lane needs PAYMENT_URL and PAYMENT_API_KEY (docs/billing.md)');
 
@@ -139,11 +166,13 @@ export function createBilling(opts: {
     if (billing?.mode !== 'paid') return;
     if (!gate) throw new Error('paid lane without payment');
     channel?.ensureSubscribed();
+    // The lane's usage must land on an invoice: a subscription item with a price on its meter.
+    const meter = billing.meter ?? rules.meter;
     await gate.require(
       userId,
       billing.product !== undefined
-        ? { product: billing.product }
-        : { entitlement: billing.entitlement ?? '' },
+        ? { product: billing.product, billable: true, meter }
+        : { entitlement: billing.entitlement ?? '', billable: true, meter },
     );
   };
 

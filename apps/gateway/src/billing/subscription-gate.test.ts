@@ -9,6 +9,8 @@ function setup() {
   let now = 1_000_000;
   const status: Record<string, SubscriptionStatus> = {};
   const features = new Set<string>();
+  /** `user/meter` pairs payment calls billable ('' = its default meter). */
+  const billable = new Set<string>();
   let calls = 0;
   let down = false;
   const gate = createSubscriptionGate({
@@ -27,6 +29,7 @@ function setup() {
         if (down) throw new Error('connect ECONNREFUSED');
         return features.has(`${userId}/${feature}`);
       },
+      getUsageBillable: async (userId, meter) => ({ billable: billable.has(`${userId}/${meter ?? ''}`) }),
     },
     ttlMs: 30_000,
     timeoutMs: 100,
@@ -42,6 +45,7 @@ function setup() {
     gate,
     status,
     features,
+    billable,
     codeOf,
     calls: () => calls,
     setDown: (d: boolean) => (down = d),
@@ -50,6 +54,18 @@ function setup() {
 }
 
 describe('subscription gate (paid lanes)', () => {
+  it('with billable, admits only a subscriber whose usage on the lane meter lands on an invoice', async () => {
+    const t = setup();
+    t.status['u1/prod'] = 'active';
+    t.status['u2/prod'] = 'active';
+    t.billable.add('u2/tokens');
+    const lane = { ...P, billable: true, meter: 'tokens' };
+    expect(await t.codeOf(t.gate.require('u1', lane))).toBe('subscription_required');
+    expect(await t.codeOf(t.gate.require('u2', lane))).toBe('ok');
+    // Without the billable requirement the active subscription alone was enough (the old check).
+    expect(await t.codeOf(t.gate.require('u1', P))).toBe('ok');
+  });
+
   it('lets active and trialing subscribers in and refuses the rest with 402', async () => {
     const t = setup();
     t.status['u1/prod'] = 'active';

@@ -18,10 +18,24 @@ export type SubscriptionSource = {
     feature: string,
     options?: { signal?: AbortSignal; timeoutMs?: number; retry?: false },
   ): Promise<boolean>;
+  /** payment's `GET /api/v1/usage-events/billable/{user_id}`: would usage on the meter land on an invoice. */
+  getUsageBillable(
+    userId: string,
+    meter: string | undefined,
+    options?: { signal?: AbortSignal; timeoutMs?: number; retry?: false },
+  ): Promise<{ billable: boolean }>;
 };
 
-/** What a paid lane requires: an entitled subscription to a product, or an entitlement feature. */
-export type LaneRequirement = { product: string } | { entitlement: string };
+/**
+ * What a paid lane requires: an entitled subscription to a product, or an
+ * entitlement feature; with `billable`, also a subscription item with a price
+ * on the lane's `meter` (payment's default when unset), so that the lane's
+ * usage lands on an invoice (docs/billing.md, "Billable or held").
+ */
+export type LaneRequirement = ({ product: string } | { entitlement: string }) & {
+  billable?: boolean;
+  meter?: string | undefined;
+};
 
 export type SubscriptionGate = {
   /**
@@ -58,7 +72,8 @@ export function createSubscriptionGate(opts: {
   // Bumped by forget(): an answer fetched before a notice is not cached after it.
   const epochs = new Map<string, number>();
   const keyOf = (userId: string, r: LaneRequirement) =>
-    'product' in r ? `${userId}\nproduct:${r.product}` : `${userId}\nentitlement:${r.entitlement}`;
+    ('product' in r ? `${userId}\nproduct:${r.product}` : `${userId}\nentitlement:${r.entitlement}`) +
+    (r.billable ? `\nmeter:${r.meter ?? ''}` : '');
 
   async function fetchEntitled(userId: string, requirement: LaneRequirement): Promise<boolean> {
     const epoch = epochs.get(userId) ?? 0;
@@ -76,8 +91,12 @@ export function createSubscriptionGate(opts: {
               ).status,
             )
           : await opts.payment.isEntitled(userId, requirement.entitlement, call);
-      if ((epochs.get(userId) ?? 0) === epoch) cache.set(keyOf(userId, requirement), { entitled });
-      return entitled;
+      const billable =
+        entitled && requirement.billable
+          ? (await opts.payment.getUsageBillable(userId, requirement.meter, call)).billable
+          : entitled;
+      if ((epochs.get(userId) ?? 0) === epoch) cache.set(keyOf(userId, requirement), { entitled: billable });
+      return billable;
     } catch (err) {
       opts.logger.warn(
         { err: err instanceof Error ? err.message : String(err) },

@@ -22,7 +22,8 @@ type Common = { user_id: string; email: string; success_url: string; cancel_url:
 
 type SessionPlan = {
   mode: 'payment' | 'subscription';
-  lineItems: Array<{ price: string; quantity: number }>;
+  /** No quantity for a metered price: Stripe refuses one (the meter says how much). */
+  lineItems: Array<{ price: string; quantity?: number }>;
   metadata: Record<string, string>;
   /** Products of the recurring prices: a user already entitled to one of them is refused (409). */
   subscribedProducts: string[];
@@ -147,7 +148,9 @@ export function createSubscriptionCheckout(
     if (productIdOf(price) !== body.product_id) throw new AppError('price_product_mismatch');
     return {
       mode: 'subscription',
-      lineItems: [{ price: price.id, quantity: 1 }],
+      lineItems: [
+        price.recurring?.usage_type === 'metered' ? { price: price.id } : { price: price.id, quantity: 1 },
+      ],
       metadata: { user_id: body.user_id, product_id: body.product_id },
       subscribedProducts: [body.product_id],
     };

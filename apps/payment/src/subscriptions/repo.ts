@@ -50,8 +50,15 @@ export async function upsertSubscriptionSnapshot(
         productId: item.productId,
         priceId: item.priceId,
         currentPeriodEnd: item.currentPeriodEnd,
+        currentPeriodStart: item.currentPeriodStart ?? null,
+        meterId: item.meterId ?? null,
+        currency: item.currency ?? null,
       })),
     });
+    // Usage held for want of a billable subscription item gets another look now (docs/billing.md).
+    await tx.$executeRaw`
+      UPDATE usage_events SET status = 'pending', hold_reason = NULL, next_attempt_at = now()
+      WHERE user_id = ${userId} AND status = 'unbillable'`;
     return true;
   });
 }

@@ -7,6 +7,12 @@ export type SnapshotItem = {
   priceId: string;
   /** Item-level period end (Stripe API 2025-03-31 and later); null when Stripe sent none. */
   currentPeriodEnd: Date | null;
+  /** Item-level period start; null when Stripe sent none. */
+  currentPeriodStart?: Date | null;
+  /** The billing meter of a metered price (`price.recurring.meter`); null for other prices. */
+  meterId?: string | null;
+  /** The price's currency. */
+  currency?: string | null;
 };
 
 /** What the service keeps of a Stripe subscription. `status` is Stripe's own value (e.g. `paused`). */
@@ -51,6 +57,9 @@ export function toSnapshot(
       productId: idOf(item.price.product),
       priceId: item.price.id,
       currentPeriodEnd: fromUnix((item as Partial<Stripe.SubscriptionItem>).current_period_end),
+      currentPeriodStart: fromUnix((item as Partial<Stripe.SubscriptionItem>).current_period_start),
+      meterId: item.price.recurring?.meter ?? null,
+      currency: item.price.currency ?? null,
     })),
   };
 }

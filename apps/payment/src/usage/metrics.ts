@@ -9,6 +9,8 @@ export type UsageMetrics = {
   sent(): void;
   failed(kind: SendFailureKind): void;
   errorReport(): void;
+  /** Rows the sender held instead of sending: no billable item (unbillable) or past their invoice (late). */
+  held(status: 'unbillable' | 'late' | 'review', n: number): void;
   /** An event `POST /api/v1/usage-events` refused and parked. */
   refused(reason: string): void;
   /** The outbox's current state, read from the database (shared by every process). */
@@ -41,6 +43,12 @@ export function createUsageMetrics(registry: Registry, prisma: PrismaClient): Us
     name: 'payment_usage_events_refused_total',
     help: 'Usage events refused at ingest and parked, by reason (GET /api/v1/usage-events/refused)',
     labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const heldTotal = new Counter({
+    name: 'payment_usage_events_held_total',
+    help: 'Usage events the sender held instead of sending, by state (unbillable, late, review)',
+    labelNames: ['state'] as const,
     registers: [registry],
   });
   // The gauges read a snapshot at most a second old, refreshed once per scrape and waited
@@ -94,11 +102,34 @@ export function createUsageMetrics(registry: Registry, prisma: PrismaClient): Us
     'Age of the oldest usage event not yet acknowledged by Stripe',
     (s) => s.oldestPendingAgeSeconds,
   );
+  new Gauge({
+    name: 'payment_usage_outbox_held',
+    help: 'Usage events held and not sent, by state: unbillable (no subscription item with a price on the meter), late (their invoice is finalized), review (maybe at Stripe past 24 h)',
+    labelNames: ['state'] as const,
+    aggregator: 'max',
+    registers: [registry],
+    async collect() {
+      const stats = await snapshot();
+      if (stats) for (const [state, h] of Object.entries(stats.held)) this.set({ state }, h.count);
+    },
+  });
+  new Gauge({
+    name: 'payment_usage_outbox_held_value',
+    help: 'Sum of the values of held usage events, by state (what is not on an invoice)',
+    labelNames: ['state'] as const,
+    aggregator: 'max',
+    registers: [registry],
+    async collect() {
+      const stats = await snapshot();
+      if (stats) for (const [state, h] of Object.entries(stats.held)) this.set({ state }, h.value);
+    },
+  });
   return {
     sent: () => sent.inc(),
     failed: (kind) => failures.inc({ kind }),
     errorReport: () => reports.inc(),
     refused: (reason) => refused.inc({ reason }),
+    held: (state, n) => heldTotal.inc({ state }, n),
     stats: () => readOutboxStats(prisma),
   };
 }

@@ -24,6 +24,7 @@ export function usageReadiness(
         pending: stats.pending,
         failed: stats.failed,
         oldest_pending_age_seconds: Math.round(stats.oldestPendingAgeSeconds),
+        held: stats.held,
         sender: sender?.status() ?? { running: false },
       };
     },

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../generated/prisma/client';
+import type { BillingItem } from './billing-home';
 
 /** An event as the outbox stores it. */
 export type OutboxEvent = {
@@ -11,24 +12,24 @@ export type OutboxEvent = {
 };
 
 /** A row a sender holds under its lease. */
-export type ClaimedEvent = OutboxEvent & { attempts: number };
+export type ClaimedEvent = OutboxEvent & {
+  attempts: number;
+  /** When a sender first called Stripe with it; null before that. */
+  firstAttemptAt: Date | null;
+};
 
 /**
  * Inserts the events whose id is new, in one statement (`ON CONFLICT DO
  * NOTHING`, so concurrent sends of one id insert it once), and returns the
  * ids this call inserted. The statement commits before it returns. An event
- * stamped ahead of `now` (a caller's clock running fast) is not due before
+ * stamped ahead of the database clock (a caller's clock running fast) is not due before
  * Stripe takes its timestamp (at most 5 minutes ahead; 4 keeps a margin).
  */
-export async function insertNewEvents(
-  prisma: PrismaClient,
-  events: OutboxEvent[],
-  now: Date,
-): Promise<Set<string>> {
+export async function insertNewEvents(prisma: PrismaClient, events: OutboxEvent[]): Promise<Set<string>> {
   if (events.length === 0) return new Set();
   const rows = await prisma.$queryRaw<Array<{ id: string }>>`
     INSERT INTO usage_events (id, user_id, meter, event_name, value, occurred_at, next_attempt_at)
-    SELECT e.*, GREATEST(${now}::timestamptz, e.occurred_at - make_interval(mins => 4))
+    SELECT e.*, GREATEST(now(), e.occurred_at - make_interval(mins => 4))
     FROM unnest(
       ${events.map((e) => e.id)}::text[], ${events.map((e) => e.userId)}::text[],
       ${events.map((e) => e.meter)}::text[], ${events.map((e) => e.eventName)}::text[],
@@ -68,7 +69,15 @@ export function claimDueEvents(
     SET claimed_until = now() + make_interval(secs => ${opts.leaseSeconds}), claim_token = ${opts.token}
     FROM due WHERE u.id = due.id
     RETURNING u.id, u.user_id AS "userId", u.meter, u.event_name AS "eventName", u.value,
-      u.occurred_at AS "occurredAt", u.attempts`;
+      u.occurred_at AS "occurredAt", u.attempts, u.first_attempt_at AS "firstAttemptAt"`;
+}
+
+/** Notes the first call to Stripe for these rows (kept on later attempts): from then on they may be there. */
+export async function markAttempted(prisma: PrismaClient, ids: string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await prisma.$executeRaw`
+    UPDATE usage_events SET first_attempt_at = ${now}
+    WHERE id = ANY(${ids}::text[]) AND first_attempt_at IS NULL`;
 }
 
 /** Stripe acknowledged the event: final, whoever holds the row now. */
@@ -78,6 +87,36 @@ export async function markSent(prisma: PrismaClient, id: string, stripeCustomerI
     SET status = 'sent', sent_at = now(), stripe_customer_id = ${stripeCustomerId}, attempts = attempts + 1,
       claimed_until = NULL, claim_token = NULL, last_error = NULL
     WHERE id = ${id} AND status = 'pending'`;
+}
+
+/** The user's stored subscription items with a price on the meter, with their subscription. */
+export function findBillingItems(
+  prisma: PrismaClient,
+  userId: string,
+  meterId: string,
+): Promise<BillingItem[]> {
+  return prisma.$queryRaw<BillingItem[]>`
+    SELECT s.id AS "subscriptionId", i.id AS "itemId", i.price_id AS "priceId", s.status,
+      s.stripe_customer_id AS "stripeCustomerId", i.currency, i.current_period_start AS "periodStart",
+      i.current_period_end AS "periodEnd", s.stripe_created_at AS "subscriptionCreatedAt"
+    FROM subscription_items i JOIN subscriptions s ON s.id = i.subscription_id
+    WHERE s.user_id = ${userId} AND i.meter_id = ${meterId}`;
+}
+
+/** States of a row kept out of the sender until someone (a subscription change, an operator) moves it. */
+export type HeldStatus = 'unbillable' | 'late' | 'review';
+
+/** Holds claimed rows as `status` with the reason; never sent while held. */
+export async function markHeld(
+  prisma: PrismaClient,
+  opts: { ids: string[]; token: string; status: HeldStatus; reason: string },
+): Promise<void> {
+  if (opts.ids.length === 0) return;
+  await prisma.$executeRaw`
+    UPDATE usage_events
+    SET status = ${opts.status}, hold_reason = ${opts.reason.slice(0, 500)}, claimed_until = NULL,
+      claim_token = NULL
+    WHERE id = ANY(${opts.ids}::text[]) AND claim_token = ${opts.token} AND status = 'pending'`;
 }
 
 /** Stripe refused the event for good (400): kept as `failed` for inspection and replay. */
@@ -114,18 +153,30 @@ export async function releaseEvents(
 }
 
 /** What /metrics and readiness show of the outbox. */
-export type OutboxStats = { pending: number; failed: number; oldestPendingAgeSeconds: number };
+export type OutboxStats = {
+  pending: number;
+  failed: number;
+  oldestPendingAgeSeconds: number;
+  /** Rows held (unbillable, late, review): count and value. */
+  held: Record<HeldStatus, { count: number; value: number }>;
+};
 
 export async function readOutboxStats(prisma: PrismaClient): Promise<OutboxStats> {
   const [pending] = await prisma.$queryRaw<Array<{ count: bigint; age: number | null }>>`
     SELECT count(*) AS count, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS age
     FROM usage_events WHERE status = 'pending'`;
-  const [failed] = await prisma.$queryRaw<Array<{ count: bigint }>>`
-    SELECT count(*) AS count FROM usage_events WHERE status = 'failed'`;
+  const others = await prisma.$queryRaw<Array<{ status: string; count: bigint; value: bigint | null }>>`
+    SELECT status, count(*) AS count, sum(value) AS value FROM usage_events
+    WHERE status IN ('failed', 'unbillable', 'late', 'review') GROUP BY status`;
+  const of = (status: string) => {
+    const row = others.find((r) => r.status === status);
+    return { count: Number(row?.count ?? 0), value: Number(row?.value ?? 0) };
+  };
   return {
     pending: Number(pending?.count ?? 0),
-    failed: Number(failed?.count ?? 0),
+    failed: of('failed').count,
     oldestPendingAgeSeconds: Math.max(0, pending?.age ?? 0),
+    held: { unbillable: of('unbillable'), late: of('late'), review: of('review') },
   };
 }
 

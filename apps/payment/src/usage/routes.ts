@@ -1,8 +1,15 @@
-import { MAX_USAGE_EVENTS_PER_BATCH, ZMeterErrorReportsQuery, ZUsageEventsBatch } from '@platform/contract';
+import {
+  MAX_USAGE_EVENTS_PER_BATCH,
+  ZBillableQuery,
+  ZMeterErrorReportsQuery,
+  ZUsageEventsBatch,
+  ZUserParams,
+} from '@platform/contract';
 import { AppError } from '@platform/errors';
 import { jsonBody, parseRequestPart } from '@platform/service-kit';
 import express, { Router } from 'express';
 import type { PaymentEnv } from '../env';
+import { type BillableDeps, checkBillable } from './billable';
 import type { ErrorReportDeps } from './error-reports';
 import { handleThinEvent, listMeterErrorReports } from './error-reports';
 import { type RecordUsageDeps, recordUsageEvents } from './record-usage';
@@ -15,11 +22,16 @@ const USAGE_BODY_LIMIT = `${Math.ceil((MAX_USAGE_EVENTS_PER_BATCH * 600) / 1024)
  * `POST /usage-events`, `GET /usage-events/refused` and `GET /usage-events/error-reports` under /api/v1.
  * Mounted before the API's general body parser: a batch needs a larger limit.
  */
-export function createUsageRouter(deps: RecordUsageDeps): Router {
+export function createUsageRouter(deps: RecordUsageDeps & BillableDeps): Router {
   const router = Router();
   router.post('/usage-events', jsonBody(USAGE_BODY_LIMIT), async (req, res) => {
     const body = parseRequestPart(ZUsageEventsBatch, req.body);
     res.json(await recordUsageEvents(deps, body));
+  });
+  router.get('/usage-events/billable/:user_id', async (req, res) => {
+    const { user_id } = parseRequestPart(ZUserParams, req.params);
+    const { meter } = parseRequestPart(ZBillableQuery, req.query);
+    res.json(await checkBillable(deps, user_id, meter));
   });
   router.get('/usage-events/refused', async (req, res) => {
     const { limit } = parseRequestPart(ZMeterErrorReportsQuery, req.query);

@@ -1,11 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@platform/logging';
 import type Stripe from 'stripe';
-import { ensureCustomer } from '../customers/ensure-customer';
 import type { PaymentEnv } from '../env';
 import type { PrismaClient } from '../generated/prisma/client';
+import { type BillingItem, placeEvent } from './billing-home';
+import { createMeterDirectory, type MeterDirectory } from './meter-directory';
+import { readMeterConfig } from './meters';
 import type { UsageMetrics } from './metrics';
-import { type ClaimedEvent, claimDueEvents, markFailed, markSent, releaseEvents } from './repo';
+import {
+  type ClaimedEvent,
+  claimDueEvents,
+  findBillingItems,
+  markAttempted,
+  markFailed,
+  markHeld,
+  markSent,
+  releaseEvents,
+} from './repo';
 import { classifySendFailure, retryDelayMs, type SendFailure } from './send-failure';
 
 export type SenderDeps = {
@@ -24,7 +35,13 @@ export type SenderDeps = {
     | 'PAYMENT_USAGE_SENDER_LEASE_SECONDS'
     | 'PAYMENT_USAGE_RETRY_BASE_MS'
     | 'PAYMENT_USAGE_RETRY_MAX_MS'
+    | 'PAYMENT_USAGE_INVOICE_GRACE_SECONDS'
+    | 'PAYMENT_USAGE_METERS'
+    | 'PAYMENT_USAGE_DEFAULT_METER'
+    | 'PAYMENT_USAGE_METER_CURRENCIES'
   >;
+  /** Stripe's meters by event name; built from `stripe` when absent. */
+  meterDirectory?: MeterDirectory;
 };
 
 /** What readiness shows of this process's sender. */
@@ -69,6 +86,9 @@ export function startUsageSender(deps: SenderDeps): UsageSender {
   const { env, logger } = deps;
   const token = randomUUID();
   const pace = createPacer(env.PAYMENT_USAGE_SENDER_RATE_PER_SECOND);
+  const meters = readMeterConfig(env);
+  const directory = deps.meterDirectory ?? createMeterDirectory(deps.stripe);
+  const graceMs = env.PAYMENT_USAGE_INVOICE_GRACE_SECONDS * 1000;
   let stopping = false;
   let wake: (() => void) | undefined;
   let pausedUntil = 0;
@@ -111,27 +131,74 @@ export function startUsageSender(deps: SenderDeps): UsageSender {
     return undefined;
   }
 
-  /** Sends one customer+meter group in order; returns the failure that stopped it, if any. */
-  async function sendGroup(rows: ClaimedEvent[], leaseEndsAt: number): Promise<void> {
+  /**
+   * Where each row of one user+meter group lands (billing-home.ts): rows no
+   * invoice would carry are held (`unbillable`, `late`) and never sent; the
+   * rest go out with the subscription's customer. Null after a failure that
+   * put the group back.
+   */
+  async function placeGroup(rows: ClaimedEvent[]): Promise<Array<[ClaimedEvent, BillingItem]> | null> {
     const [first] = rows;
-    if (!first) return;
-    let customerId: string;
+    if (!first) return [];
+    let items: BillingItem[];
     try {
-      customerId = await ensureCustomer(deps, { userId: first.userId });
+      const meterId = await directory.idOf(first.eventName);
+      if (meterId === undefined) {
+        const message = `No active meter was found for event_name '${first.eventName}'.`;
+        noteFailure({ kind: 'refused', retry: false, message });
+        for (const row of rows) await markFailed(deps.prisma, row.id, token, message);
+        return null;
+      }
+      items = await findBillingItems(deps.prisma, first.userId, meterId);
     } catch (err) {
-      return holdBack(rows, { ...classifySendFailure(err), kind: 'customer', retry: true }, first);
+      await holdBack(rows, classifySendFailure(err), first);
+      return null;
     }
-    for (const [index, row] of rows.entries()) {
+    const now = deps.now();
+    const rules = { graceMs: graceMs, currency: meters?.currencies.get(first.meter) };
+    const send: Array<[ClaimedEvent, BillingItem]> = [];
+    const held = { unbillable: new Map<string, string[]>(), late: new Map<string, string[]>() };
+    for (const row of rows) {
+      const placed = placeEvent(items, row.occurredAt, now, rules, first.meter);
+      if (placed.kind === 'send') send.push([row, placed.item]);
+      else held[placed.kind].set(placed.reason, [...(held[placed.kind].get(placed.reason) ?? []), row.id]);
+    }
+    for (const status of ['unbillable', 'late'] as const) {
+      for (const [reason, ids] of held[status]) {
+        await markHeld(deps.prisma, { ids, token, status, reason });
+        const value = rows.filter((r) => ids.includes(r.id)).reduce((sum, r) => sum + r.value, 0);
+        deps.metrics.held(status, ids.length);
+        logger.warn(
+          { userId: first.userId, meter: first.meter, events: ids.length, value, reason },
+          status === 'late'
+            ? 'usage too late for its invoice: held as late, bill it by hand'
+            : 'usage without a billable subscription item: held as unbillable',
+        );
+      }
+    }
+    return send;
+  }
+
+  /** Sends one user+meter group in order; a retryable failure puts the rest back. */
+  async function sendGroup(rows: ClaimedEvent[], leaseEndsAt: number): Promise<void> {
+    const placed = await placeGroup(rows);
+    if (!placed || placed.length === 0) return;
+    await markAttempted(
+      deps.prisma,
+      placed.map(([row]) => row.id),
+      deps.now(),
+    );
+    for (const [index, [row, item]] of placed.entries()) {
       // Past most of the lease another sender may claim these rows: hand them back instead.
       if (stopping || Date.now() < pausedUntil || Date.now() > leaseEndsAt) {
         return releaseEvents(deps.prisma, {
-          ids: rows.slice(index).map((r) => r.id),
+          ids: placed.slice(index).map(([r]) => r.id),
           token,
           delayMs: Math.max(0, pausedUntil - Date.now()),
           attempted: false,
         });
       }
-      const failure = await sendOne(row, customerId);
+      const failure = await sendOne(row, item.stripeCustomerId);
       if (!failure) continue;
       if (!failure.retry) {
         noteFailure(failure);
@@ -142,7 +209,11 @@ export function startUsageSender(deps: SenderDeps): UsageSender {
         await markFailed(deps.prisma, row.id, token, failure.message);
         continue;
       }
-      return holdBack(rows.slice(index), failure, row);
+      return holdBack(
+        placed.slice(index).map(([r]) => r),
+        failure,
+        row,
+      );
     }
   }
 

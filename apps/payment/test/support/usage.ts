@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createHttpMetrics, createLogger, createMemoryDestination } from '@platform/logging';
+import type { FakeMeter, FakePrice, FakeSubscription, StripeFake } from '@platform/testing';
+import type Stripe from 'stripe';
 import request from 'supertest';
 import type { PrismaClient } from '../../src/generated/prisma/client';
+import { upsertSubscriptionSnapshot } from '../../src/subscriptions/repo';
+import { toSnapshot } from '../../src/subscriptions/snapshot';
 import type { MeterConfig } from '../../src/usage/meters';
 import { createUsageMetrics } from '../../src/usage/metrics';
 import type { RecordUsageDeps } from '../../src/usage/record-usage';
@@ -58,6 +62,77 @@ export function recordDeps(prisma: PrismaClient, meters: MeterConfig | undefined
     env: { PAYMENT_USAGE_MAX_CLOCK_SKEW_SECONDS: 600 },
     metrics: { refused: () => undefined },
   };
+}
+
+/**
+ * Makes `userId` a customer with a subscription whose item has a metered
+ * price on the fake's meter for `eventName`, as Stripe holds it; `sync`
+ * (default true) stores it in payment (POST /api/v1/sync/{user_id}), as a
+ * webhook would. Returns the Stripe objects.
+ */
+export async function subscribeToMeter(
+  h: Harness,
+  app: Target,
+  userId: string,
+  eventName: string,
+  opts: { currency?: string; periodStart?: Date; sync?: boolean; customer?: string } = {},
+): Promise<{ customer: string; price: FakePrice; subscription: FakeSubscription; meter: FakeMeter }> {
+  const meter = [...h.fake.store.billingMeters.meters.values()].find((m) => m.event_name === eventName);
+  if (!meter) throw new Error(`no meter ${eventName} in the fake`);
+  let customer = opts.customer;
+  if (!customer) {
+    customer = h.fake.seedCustomer({ metadata: { user_id: userId } }).id;
+    await h.prisma.customer.create({
+      data: { userId, stripeCustomerId: customer, email: `${userId}@example.com` },
+    });
+  }
+  const price = h.fake.seedPrice({
+    currency: opts.currency ?? 'usd',
+    unit_amount: 2,
+    recurring: { interval: 'month', usage_type: 'metered', meter: meter.id },
+  });
+  const start = Math.floor((opts.periodStart ?? h.clock.now()).getTime() / 1000);
+  const subscription = h.fake.seedSubscription({
+    customer,
+    created: start,
+    items: [{ price: price.id, current_period_start: start }],
+  });
+  if (opts.sync !== false) await syncUser(app, userId);
+  return { customer, price, subscription, meter };
+}
+
+/** As subscribeToMeter, stored straight into payment's database (no app): for tests that run payment as a process. */
+export async function seedMeteredSubscription(
+  fake: StripeFake,
+  prisma: PrismaClient,
+  userId: string,
+  eventName: string,
+  periodStart: Date,
+): Promise<string> {
+  const meter = [...fake.store.billingMeters.meters.values()].find((m) => m.event_name === eventName);
+  if (!meter) throw new Error(`no meter ${eventName} in the fake`);
+  const customer = fake.seedCustomer({ metadata: { user_id: userId } }).id;
+  await prisma.customer.create({
+    data: { userId, stripeCustomerId: customer, email: `${userId}@example.com` },
+  });
+  const price = fake.seedPrice({ unit_amount: 2, recurring: { interval: 'month', meter: meter.id } });
+  const start = Math.floor(periodStart.getTime() / 1000);
+  const subscription = fake.seedSubscription({
+    customer,
+    created: start,
+    items: [{ price: price.id, current_period_start: start }],
+  });
+  await upsertSubscriptionSnapshot(prisma, {
+    userId,
+    snapshot: toSnapshot(subscription as unknown as Stripe.Subscription),
+    syncedAt: new Date(),
+  });
+  return customer;
+}
+
+/** POST /api/v1/sync/{user_id}: payment re-reads the user's subscriptions from Stripe. */
+export async function syncUser(app: Target, userId: string): Promise<void> {
+  await request(app).post(`/api/v1/sync/${userId}`).set('X-API-Key', API_KEY).expect(200);
 }
 
 /** Waits until `check` holds, polling; fails after `timeoutMs`. */

@@ -105,7 +105,12 @@ export const catalogRoutes: Route[] = [
         throw invalidRequest('Missing required param: unit_amount.', 'unit_amount', 'parameter_missing');
       }
       const recurring = params.recurring as
-        | { interval: RecurringInterval; interval_count?: number }
+        | {
+            interval: RecurringInterval;
+            interval_count?: number;
+            usage_type?: 'licensed' | 'metered';
+            meter?: string;
+          }
         | undefined;
       const price = addPrice(store, {
         product: product as string,

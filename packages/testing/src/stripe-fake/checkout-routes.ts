@@ -60,6 +60,12 @@ function resolveLineItems(
         `${at}[price]`,
       );
     }
+    if (item.quantity !== undefined && price.recurring?.usage_type === 'metered') {
+      throw invalidRequest(
+        `Quantity should not be specified where usage_type is \`metered\`. Remove quantity from \`${at}\``,
+        `${at}[quantity]`,
+      );
+    }
     if (item.quantity === undefined && price.recurring?.usage_type !== 'metered') {
       throw invalidRequest(`Quantity is required. Add \`quantity\` to \`${at}\``, `${at}[quantity]`);
     }

@@ -103,7 +103,14 @@ export type PriceInput = {
   product?: string;
   currency?: string;
   unit_amount?: number;
-  recurring?: { interval: RecurringInterval; interval_count?: number } | null;
+  recurring?: {
+    interval: RecurringInterval;
+    interval_count?: number;
+    /** `metered` bills the sum of a meter over each period (usage-based billing); needs `meter`. */
+    usage_type?: 'licensed' | 'metered';
+    /** The billing meter (`mtr_...`) a metered price reads. */
+    meter?: string;
+  } | null;
   lookup_key?: string | null;
   nickname?: string | null;
   metadata?: Metadata;
@@ -113,6 +120,14 @@ export type PriceInput = {
 export function addPrice(store: StripeStore, input: PriceInput): FakePrice {
   const product = input.product ?? addProduct(store, { name: `Product for ${input.id ?? 'price'}` }).id;
   if (!store.products.has(product)) throw resourceMissing('product', product, 'product', 400);
+  const meter = input.recurring?.meter;
+  if (meter !== undefined && !store.billingMeters.meters.has(meter))
+    throw resourceMissing('billing.meter', meter, 'recurring[meter]', 400);
+  if (input.recurring?.usage_type === 'metered' && meter === undefined)
+    throw invalidRequest(
+      'You must specify a meter when creating a price with recurring[usage_type]=metered.',
+      'recurring[meter]',
+    );
   const id = input.id ?? makeId('price', 24);
   const amount = input.unit_amount ?? 1000;
   const price: FakePrice = {
@@ -132,9 +147,9 @@ export function addPrice(store: StripeStore, input: PriceInput): FakePrice {
       ? {
           interval: input.recurring.interval,
           interval_count: input.recurring.interval_count ?? 1,
-          meter: null,
+          meter: input.recurring.meter ?? null,
           trial_period_days: null,
-          usage_type: 'licensed',
+          usage_type: input.recurring.usage_type ?? (input.recurring.meter ? 'metered' : 'licensed'),
         }
       : null,
     tax_behavior: 'unspecified',
