@@ -90,6 +90,7 @@ export function createApp(deps: GatewayDeps): Express {
     createOpenAiCompatRouter(deps.ai, {
       guards: { chat: [bearerKeyAndLimits, jsonBody(AI_BODY_LIMIT)], read: [bearerKey] },
       logger,
+      responses: deps.responses,
     }),
   );
 

@@ -22,6 +22,7 @@ import { createMailer, type Mailer } from './mail';
 import { loadMcpConfig } from './mcp/config';
 import { createMcpGateway, type McpGateway } from './mcp/gateway';
 import { findSessionPolicies } from './mcp/policy-repo';
+import { createResponseStore, type ResponseStore } from './openai-compat/responses/store';
 import { parseMasterKeys } from './provider-keys/crypto';
 import type { ProviderKeyDeps } from './provider-keys/deps';
 import { createStoredKeyCache } from './provider-keys/stored-key-cache';
@@ -62,7 +63,9 @@ export type GatewayDeps = AuthDeps &
     budgets: Budgets;
     /** The MCP gateway (POST /mcp): servers of MCP_CONFIG, client sessions, tool governance. */
     mcp: McpGateway;
-    /** Stops the retention job. */
+    /** Stored responses of /v1/responses; null when RESPONSES_RETENTION_DAYS is 0. */
+    responses: ResponseStore | null;
+    /** Stops the retention jobs. */
     stopRetention: () => void;
   };
 
@@ -171,6 +174,11 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     now: clock,
   });
   const retention = startUsageRetention({ prisma, logger, clock, retentionDays: env.USAGE_RETENTION_DAYS });
+  const responses =
+    env.RESPONSES_RETENTION_DAYS > 0
+      ? createResponseStore({ prisma, clock, retentionDays: env.RESPONSES_RETENTION_DAYS })
+      : null;
+  const stopResponseSweep = responses?.startSweeping(logger);
   const billing = createBilling({
     env,
     lanes,
@@ -218,7 +226,11 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     budgets,
     billing,
     mcp,
-    stopRetention: retention.stop,
+    responses,
+    stopRetention: () => {
+      retention.stop();
+      stopResponseSweep?.();
+    },
   };
 }
 

@@ -150,6 +150,8 @@ export const ZGatewayEnv = z
     USAGE_LEDGER_SPOOL_MAX_BYTES: envFields.positiveInt(64 * 1024 * 1024),
     /** Days raw usage records are kept (daily sums are kept for ever). */
     USAGE_RETENTION_DAYS: envFields.positiveInt(90),
+    /** Days a `store: true` response of /v1/responses is kept; 0 turns storing off. */
+    RESPONSES_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
     /**
      * Bearer token of in-house services (the billing shipper) for
      * `GET /api/v1/usage/feed`; unset -> that endpoint answers 503.

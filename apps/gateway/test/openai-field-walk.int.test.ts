@@ -185,6 +185,14 @@ describe.each([
     },
   );
 
+  it('POST /v1/responses with previous_response_id of a stored response', async () => {
+    const first = await post('/v1/responses', { model, input: 'Hello', store: true });
+    const { id } = (await first.json()) as { id: string };
+    const res = await post('/v1/responses', { model, input: 'Again', previous_response_id: id });
+    expect(res.status).toBe(200);
+    await res.text();
+  });
+
   it('POST /v1/responses with every field at once', async () => {
     const res = await post('/v1/responses', { model, input: 'Hello', ...RESPONSES_VALUES });
     expect(res.status).toBe(200);

@@ -205,14 +205,13 @@ describe('POST /v1/responses with the openai SDK', () => {
     ]);
   });
 
-  it('refuses previous_response_id with 400 unsupported_parameter', async () => {
+  it('answers an unknown previous_response_id with 404, naming the field', async () => {
     const chained = await errorOf(
       sdk().responses.create({ model: 'standard', input: 'hi', previous_response_id: 'resp_123' }),
     );
-    expect(chained.status).toBe(400);
-    expect(chained.code).toBe('unsupported_parameter');
+    expect(chained.status).toBe(404);
     expect(chained.param).toBe('previous_response_id');
-    expect(chained.message).toContain('previous_response_id is not supported');
+    expect(chained.message).toContain("Previous response with id 'resp_123' not found.");
     expect(h.openaiRequests()).toHaveLength(0);
   });
 

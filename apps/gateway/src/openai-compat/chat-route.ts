@@ -26,6 +26,8 @@ export type ChatRoute<Who> = {
   streamFormat(who: Who): StreamFormat;
   /** The answering target's completion as this route's JSON answer. */
   answer(completion: ChatCompletion, target: Target, who: Who): unknown;
+  /** Awaited with the JSON answer before it is sent (a stored response is kept first). */
+  beforeSend?(answer: unknown): Promise<void>;
 };
 
 /**
@@ -63,6 +65,7 @@ export async function runChatRoute<Who>(
       announceDroppedParams(rt, res, chat, result.target);
       const outcome = { status: 200, ...completionUsage(chat, result) };
       await finish(outcome);
+      if (route.beforeSend) await route.beforeSend(response);
       sendJson(res, response);
       return outcome;
     },

@@ -11,9 +11,8 @@ import { createEmbeddings, estimateEmbeddingInput, prepareEmbeddings } from './e
 import { modelNotFound, openAiErrorHandler, openAiNotFound } from './errors';
 import { listModels, resolveModel, toOpenAiModel, validModelsText } from './models';
 import { prepareOpenAiChat } from './prepare';
-import { responseIdentity, toResponse } from './responses/create-response';
-import { prepareResponse } from './responses/prepare-response';
-import { responsesStreamFormat } from './responses/stream-response';
+import { addResponsesRoutes } from './responses/routes';
+import type { ResponseStore } from './responses/store';
 import { openAiStreamFormat } from './stream-chat-completion';
 
 export type OpenAiCompatGuards = {
@@ -25,13 +24,13 @@ export type OpenAiCompatGuards = {
 
 /**
  * The OpenAI-compatible API, mounted at `/v1`: `POST /chat/completions`,
- * `POST /responses`, `POST /embeddings`, `GET /models`, `GET /models/{id}`. The same lanes, keys, limits, fallback,
+ * `POST /responses` (and `GET`/`DELETE /responses/{id}`), `POST /embeddings`, `GET /models`, `GET /models/{id}`. The same lanes, keys, limits, fallback,
  * usage records and metrics as `/api/v1/ai/chat/*`; every error, unknown
  * paths included, in OpenAI's shape.
  */
 export function createOpenAiCompatRouter(
   rt: AiRuntime,
-  opts: { guards: OpenAiCompatGuards; logger: Logger },
+  opts: { guards: OpenAiCompatGuards; logger: Logger; responses: ResponseStore | null },
 ): Router {
   const router = Router();
 
@@ -50,17 +49,7 @@ export function createOpenAiCompatRouter(
     });
   });
 
-  router.post('/v1/responses', ...opts.guards.chat, async (req, res) => {
-    const prepared = prepareResponse(rt, req.body, header(req, 'x-project-id'));
-    const asked = prepared.request;
-    await runChatRoute(rt, res, prepared, {
-      endpoint: 'responses',
-      streamEndpoint: 'responses-stream',
-      identity: (requestId) => responseIdentity(requestId, prepared.chat.lane),
-      streamFormat: (who) => responsesStreamFormat(who, asked),
-      answer: (completion, target, who) => toResponse(completion, target.model, who, asked),
-    });
-  });
+  addResponsesRoutes(router, rt, { ...opts.guards, store: opts.responses, logger: opts.logger });
 
   router.post('/v1/embeddings', ...opts.guards.chat, async (req, res) => {
     const prepared = prepareEmbeddings(rt, req.body);

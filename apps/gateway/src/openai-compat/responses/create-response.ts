@@ -1,5 +1,9 @@
 import type { ChatUsage, ResponsesRequest } from '@platform/contract';
-import type { ChatCompletion } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+} from 'openai/resources/chat/completions';
 import { type CacheTokens, cacheTokensOf, toChatUsage } from '../../ai/chat';
 import { reasoningTokensOf } from '../create-chat-completion';
 
@@ -58,8 +62,8 @@ export function toResponsesUsage(usage: ChatUsage, cache: CacheTokens | null, re
 }
 
 /**
- * The response object around `output`: what was asked echoed back, nothing
- * stored (`store: false`), the model as `<lane>/<model>`.
+ * The response object around `output`: what was asked echoed back, `store`
+ * whether it is kept, the model as `<lane>/<model>`.
  */
 export function responseObject(
   who: ResponseIdentity,
@@ -70,6 +74,8 @@ export function responseObject(
     output: OutputItem[];
     usage: ReturnType<typeof toResponsesUsage> | null;
     incomplete?: string;
+    /** The response is kept (`store: true` and storing is on). */
+    stored?: boolean;
   },
 ) {
   return {
@@ -85,9 +91,9 @@ export function responseObject(
     model: `${who.lane}/${model}`,
     output: fields.output,
     parallel_tool_calls: request.parallel_tool_calls ?? true,
-    previous_response_id: null,
+    previous_response_id: request.previous_response_id ?? null,
     reasoning: request.reasoning ?? null,
-    store: false,
+    store: fields.stored === true,
     temperature: request.temperature ?? null,
     text: request.text?.format ? request.text : { format: { type: 'text' } },
     tool_choice: request.tool_choice ?? 'auto',
@@ -106,12 +112,35 @@ export function statusOf(finishReason: string | null | undefined): { status: str
     : { status: 'completed' };
 }
 
+/** A Responses answer as built here (`id`, `output`, ...), what a stored response keeps. */
+export type ResponseAnswer = ReturnType<typeof responseObject>;
+
+/** The answer's output as the assistant turn of a chat conversation (text and tool calls). */
+export function outputMessage(output: readonly OutputItem[]): ChatCompletionMessageParam {
+  let text = '';
+  const calls: ChatCompletionMessageToolCall[] = [];
+  for (const item of output) {
+    if (item.type === 'message') {
+      for (const part of item.content as Array<{ text?: string }>) text += part.text ?? '';
+    } else if (item.type === 'function_call') {
+      const { call_id, name, arguments: args } = item as OutputItem & Record<string, string>;
+      calls.push({
+        id: call_id ?? '',
+        type: 'function',
+        function: { name: name ?? '', arguments: args ?? '' },
+      });
+    }
+  }
+  return { role: 'assistant', content: text || null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+}
+
 /** A chat completion as a Responses answer: a message item with the text, a function_call item per call. */
 export function toResponse(
   completion: ChatCompletion,
   model: string,
   who: ResponseIdentity,
   request: ResponsesRequest,
+  stored = false,
 ) {
   const choice = completion.choices[0];
   const output: OutputItem[] = [];
@@ -122,6 +151,7 @@ export function toResponse(
   });
   return responseObject(who, request, model, {
     ...statusOf(choice?.finish_reason),
+    stored,
     output,
     usage: toResponsesUsage(
       toChatUsage(completion.usage),

@@ -16,16 +16,40 @@ import { resolveModel } from '../models';
 import { toChatParams, toMessages } from './translate-request';
 
 /** A `POST /v1/responses` body turned into the shared chat input, plus what the answer echoes. */
-export type PreparedResponse = { chat: PreparedChat; stream: boolean; request: ResponsesRequest };
+export type PreparedResponse = {
+  chat: PreparedChat;
+  stream: boolean;
+  request: ResponsesRequest;
+  /** The conversation without instructions (a previous response's, then this input): what a stored response keeps. */
+  conversation: ChatCompletionMessageParam[];
+  /** `store: true` and storing is on: the answer is kept. */
+  store: boolean;
+};
 
-/** Stateless until stored responses exist: a chained request cannot be served without its history. */
-function refuseStatefulFeatures(request: ResponsesRequest): void {
-  if (request.previous_response_id != null) {
+/** How stored responses are reached; absent when storing is off (RESPONSES_RETENTION_DAYS=0). */
+export type StoredConversations = {
+  /** The conversation through a stored response of the caller; null when the caller has none by that id. */
+  load(id: string): Promise<ChatCompletionMessageParam[] | null>;
+};
+
+/** The conversation `previous_response_id` names: 404 as OpenAI answers when it is not the caller's. */
+async function previousConversation(
+  request: ResponsesRequest,
+  stored: StoredConversations | undefined,
+): Promise<ChatCompletionMessageParam[]> {
+  const id = request.previous_response_id;
+  if (id == null) return [];
+  if (!stored) {
     throw unsupportedParameter(
       'previous_response_id',
-      'previous_response_id is not supported: this gateway stores no responses (store: false); send the whole conversation in input.',
+      'previous_response_id is not supported: storing responses is off on this gateway; send the whole conversation in input.',
     );
   }
+  const messages = await stored.load(id);
+  if (messages) return messages;
+  const shown = id.length > 64 ? `${id.slice(0, 64)}...` : id;
+  const message = `Previous response with id '${shown}' not found.`;
+  throw new AppError('not_found', { message, details: [{ path: 'previous_response_id', message }] });
 }
 
 /** Chat field names as the Responses API calls them, for the dropped-params header. */
@@ -52,18 +76,21 @@ function textOf(m: ChatCompletionMessageParam): string {
  * targets. Fields with no chat equivalent are dropped and named per target
  * (docs/gateway-ai.md#field-policy).
  */
-export function prepareResponse(
+export async function prepareResponse(
   rt: Pick<AiRuntime, 'config' | 'allowedLanes' | 'catalog'>,
   body: unknown,
   projectHeader: string | undefined,
-): PreparedResponse {
+  stored?: StoredConversations,
+): Promise<PreparedResponse> {
   const request = parseRequestPart(ZResponsesRequest, body);
-  refuseStatefulFeatures(request);
   const resolved = resolveModel(rt, request.model);
   if (!resolved) throw modelNotFound(request.model);
   const projectId = projectHeader ?? OPENAI_DEFAULT_PROJECT_ID;
   const dropped: string[] = [];
-  const messages = toMessages(request, dropped);
+  const conversation = [...(await previousConversation(request, stored)), ...toMessages(request, dropped)];
+  const messages: ChatCompletionMessageParam[] = request.instructions
+    ? [{ role: 'system', content: request.instructions }, ...conversation]
+    : conversation;
   const violation = checkChatRules(
     {
       lane: resolved.lane,
@@ -77,7 +104,7 @@ export function prepareResponse(
   if (violation) throw new AppError(violation);
   const targets = selectTargets(rt.config.lanes[resolved.lane]?.targets ?? [], resolved.model);
   if (!targets) throw modelNotFound(request.model);
-  const params = toChatParams(request, messages, dropped);
+  const params = toChatParams(request, messages, dropped, stored !== undefined);
   const forTarget: PreparedChat['forTarget'] = (chatParams, target) => {
     const own = chatParamsFor(rt, chatParams, target, { tokenField: 'max_tokens', translated: true });
     const names = own.dropped.map((name) => RESPONSES_NAMES[name] ?? name);
@@ -87,5 +114,7 @@ export function prepareResponse(
     chat: { lane: resolved.lane, projectId, targets, params, forTarget },
     stream: request.stream === true,
     request,
+    conversation,
+    store: request.store === true && stored !== undefined,
   };
 }

@@ -8,6 +8,7 @@ import {
   messageItem,
   type OutputItem,
   outputText,
+  type ResponseAnswer,
   type ResponseIdentity,
   responseObject,
   statusOf,
@@ -28,7 +29,11 @@ type OpenItem =
  * `response.completed` with the whole response and usage. A failure after
  * the start ends with an `error` event, which the SDK raises.
  */
-export function responsesStreamFormat(who: ResponseIdentity, request: ResponsesRequest): StreamFormat {
+export function responsesStreamFormat(
+  who: ResponseIdentity,
+  request: ResponsesRequest,
+  keep?: (response: ResponseAnswer) => Promise<void>,
+): StreamFormat {
   let sequence = 0;
   let started = false;
   let open: OpenItem | null = null;
@@ -136,9 +141,12 @@ export function responsesStreamFormat(who: ResponseIdentity, request: ResponsesR
       close(sse);
       const response = responseObject(who, request, end.target.model, {
         ...statusOf(end.finishReason),
+        stored: keep !== undefined,
         output: done,
         usage: toResponsesUsage(end.usage, end.cache, reasoning),
       });
+      // Kept before the last event: a client continuing from it at once finds it.
+      if (keep) await keep(response);
       await send(sse, response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', {
         response,
       });

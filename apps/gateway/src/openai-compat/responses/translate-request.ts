@@ -63,13 +63,12 @@ function pushCall(out: ChatCompletionMessageParam[], item: Item): void {
 }
 
 /**
- * `instructions` and `input` as chat messages; consecutive function calls
+ * `input` as chat messages (instructions apart); consecutive function calls
  * form one assistant turn. Items of other types (reasoning, hosted tool
  * calls) have no chat form and are dropped.
  */
 export function toMessages(request: ResponsesRequest, dropped: string[]): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
-  if (request.instructions) out.push({ role: 'system', content: request.instructions });
   const input = request.input ?? [];
   const items = (typeof input === 'string' ? [{ role: 'user', content: input }] : input) as Item[];
   for (const item of items) {
@@ -154,7 +153,7 @@ const MAPPED: ReadonlySet<string> = new Set([
   'previous_response_id',
 ]);
 
-function noteUnmapped(request: ResponsesRequest, dropped: string[]): void {
+function noteUnmapped(request: ResponsesRequest, dropped: string[], storing: boolean): void {
   for (const [key, value] of Object.entries(request)) {
     if (value == null || MAPPED.has(key)) continue;
     if (Array.isArray(value) && value.length === 0) continue;
@@ -162,7 +161,7 @@ function noteUnmapped(request: ResponsesRequest, dropped: string[]): void {
   }
   if (request.reasoning?.summary != null) note(dropped, 'reasoning.summary');
   for (const key of Object.keys(request.text ?? {})) if (key !== 'format') note(dropped, `text.${key}`);
-  if (request.store === true) note(dropped, 'store');
+  if (request.store === true && !storing) note(dropped, 'store');
 }
 
 /** The chat params of a Responses request (`messages` from toMessages). */
@@ -170,12 +169,13 @@ export function toChatParams(
   request: ResponsesRequest,
   messages: ChatCompletionMessageParam[],
   dropped: string[],
+  storing: boolean,
 ): UpstreamChatParams {
   const tools = request.tools ? toTools(request.tools, dropped) : [];
   const choice = toolChoice(request.tool_choice, dropped);
   const format = responseFormat(request.text?.format);
   const extra = request as Record<string, unknown>;
-  noteUnmapped(request, dropped);
+  noteUnmapped(request, dropped, storing);
   return {
     messages,
     ...(request.max_output_tokens != null ? { max_tokens: request.max_output_tokens } : {}),
