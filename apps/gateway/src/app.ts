@@ -22,6 +22,7 @@ import { type GatewayDeps, SERVICE_NAME } from './deps';
 import { corsPolicy } from './http/cors';
 import { createMcpPolicyRouter } from './mcp/policy-routes';
 import { createMcpRouter } from './mcp/routes';
+import { createMcpServerRouter } from './mcp/server-routes';
 import { createMessagesRouter } from './openai-compat/messages/routes';
 import { createOpenAiCompatRouter } from './openai-compat/routes';
 import { createProviderKeyRouter } from './provider-keys/routes';
@@ -144,6 +145,15 @@ export function createApp(deps: GatewayDeps): Express {
       prisma,
       budgets: deps.budgets,
       currency: env.AI_COST_CURRENCY,
+      auth: sessionOrKey,
+      csrf: requireTrustedOrigin(deps),
+    }),
+  );
+  app.use(
+    createMcpServerRouter({
+      prisma,
+      gateway: deps.mcp,
+      masterKeys: deps.masterKeys,
       auth: sessionOrKey,
       csrf: requireTrustedOrigin(deps),
     }),

@@ -22,6 +22,7 @@ import { createMailer, type Mailer } from './mail';
 import { loadMcpConfig } from './mcp/config';
 import { createMcpGateway, type McpGateway } from './mcp/gateway';
 import { findSessionPolicies } from './mcp/policy-repo';
+import { loadUserServers } from './mcp/server-repo';
 import { createResponseStore, type ResponseStore } from './openai-compat/responses/store';
 import { parseMasterKeys } from './provider-keys/crypto';
 import type { ProviderKeyDeps } from './provider-keys/deps';
@@ -211,6 +212,13 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     logger,
     registry: metrics.registry,
     loadPolicies: (owner) => findSessionPolicies(prisma, owner),
+    loadUserServers: (userId) =>
+      loadUserServers(prisma, masterKeys, userId, (name, err) =>
+        logger.error(
+          { server: name, err: String(err) },
+          'mcp server credentials unreadable; server left out',
+        ),
+      ),
   });
   return {
     ...base,

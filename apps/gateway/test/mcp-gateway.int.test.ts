@@ -39,7 +39,7 @@ useAiHarness(
   () => ({
     MCP_CONFIG: fleet.configFile(
       { max_result_bytes: 20_000, breaker: { failures: 2, cooldown_ms: 60_000 } },
-      { slow: { timeout_ms: 500 }, longnames: { price_per_call: 0.001 } },
+      { slow: { timeout_ms: 2000 }, longnames: { price_per_call: 0.001 } },
     ),
     // Each test has a new key: 2.5 calls of longnames a day.
     AI_BUDGET_DEFAULTS: 'api_key.daily.cost=2500',
@@ -184,7 +184,7 @@ describe('every call is recorded and budgeted', () => {
 describe('a failing server fails its own calls only', () => {
   it('a slow server times out that call; the next call to it still works', async () => {
     const { client } = await connect();
-    const err = await mcpErrorOf(client.callTool({ name: 'slow__sleep', arguments: { ms: 3000 } }));
+    const err = await mcpErrorOf(client.callTool({ name: 'slow__sleep', arguments: { ms: 6000 } }));
     expect(err.code).toBe(ErrorCode.RequestTimeout);
     expect(textOf(await client.callTool({ name: 'slow__sleep', arguments: { ms: 1 } }))).toBe('slept 1');
     const rows = await mcpRows(caller.userId);

@@ -27,7 +27,10 @@ export const ZMcpServerConfig = z.object({
   /** Keys without an MCP policy see this server (true), or only keys whose policy allows it (false). */
   default_allowed: z.boolean().default(true),
 });
-export type McpServerConfig = z.infer<typeof ZMcpServerConfig>;
+export type McpServerConfig = z.infer<typeof ZMcpServerConfig> & {
+  /** Set for a server a user registered (the user's id): its calls go through the SSRF guard. */
+  owner?: string;
+};
 
 export const ZMcpConfig = z
   .object({
@@ -50,6 +53,18 @@ export const ZMcpConfig = z
       .default(30 * 60_000),
     /** Client sessions one gateway instance keeps; the least recently used is closed beyond it. */
     max_sessions: z.number().int().positive().default(10_000),
+    /** Servers users register through the API (docs/mcp.md). */
+    user_servers: z
+      .object({
+        enabled: z.boolean().default(true),
+        /**
+         * Hosts or addresses users may register although they are internal
+         * (loopback, private networks); by default none.
+         */
+        allowed_hosts: z.array(z.string().min(1).max(253)).max(100).default([]),
+        max_per_user: z.number().int().positive().max(1000).default(20),
+      })
+      .default({ enabled: true, allowed_hosts: [], max_per_user: 20 }),
     /** Consecutive failures of a server that open its circuit, and how long it then stays open. */
     breaker: z
       .object({

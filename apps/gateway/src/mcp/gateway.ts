@@ -7,15 +7,18 @@ import type { Clock } from '../clock';
 import type { UsageLedger } from '../usage/ledger';
 import { createMcpAccounting } from './accounting';
 import { createServerBreaker } from './breaker';
-import type { McpConfig } from './config';
+import type { McpConfig, McpServerConfig } from './config';
 import { createMcpMetrics } from './metrics';
 import type { PolicySet } from './policy';
 import type { McpRuntime, SessionOwner } from './runtime';
 import { createSessionStore, type SessionStore } from './sessions';
+import { guardedFetch } from './ssrf';
 
 export type McpGateway = {
   runtime: McpRuntime;
   sessions: SessionStore;
+  /** Forgets this instance's copy of a user's registered servers (after a change). */
+  invalidateServers(userId: string): void;
   /** Forgets this instance's cached policies (after a change); other instances follow within POLICY_CACHE_MS. */
   invalidatePolicies(): void;
   /** Ends every client session and its upstream sessions (shutdown). */
@@ -33,6 +36,8 @@ export type McpGatewayOptions = {
   registry: Registry;
   /** The MCP policies of a session's key and project (mcp/policy-repo.ts). */
   loadPolicies: (owner: SessionOwner) => Promise<PolicySet>;
+  /** The servers a user registered, credentials decrypted (mcp/server-repo.ts). */
+  loadUserServers: (userId: string) => Promise<McpServerConfig[]>;
 };
 
 /** How long an instance trusts its copy of a session's policies: a change elsewhere applies within it. */
@@ -42,9 +47,20 @@ export const POLICY_CACHE_MS = 2000;
 export function createMcpGateway(opts: McpGatewayOptions): McpGateway {
   const { config, clock, logger } = opts;
   const policies = lruCache<string, { set: PolicySet }>({ max: 10_000, ttlMs: POLICY_CACHE_MS });
+  const userServers = lruCache<string, McpServerConfig[]>({ max: 10_000, ttlMs: POLICY_CACHE_MS });
+  const guarded = guardedFetch({ allowedHosts: config.user_servers.allowed_hosts });
   const runtime: McpRuntime = {
     config,
-    servers: async () => config.servers,
+    async servers(userId) {
+      if (!config.user_servers.enabled) return config.servers;
+      let own = userServers.get(userId);
+      if (!own) {
+        own = await opts.loadUserServers(userId);
+        userServers.set(userId, own);
+      }
+      return own.length === 0 ? config.servers : [...config.servers, ...own];
+    },
+    fetchFor: (server) => (server.owner ? guarded : undefined),
     async policiesOf(owner) {
       const key = `${owner.apiKeyId}|${owner.projectId}`;
       const hit = policies.get(key);
@@ -68,5 +84,11 @@ export function createMcpGateway(opts: McpGatewayOptions): McpGateway {
     clock,
   };
   const sessions = createSessionStore(runtime);
-  return { runtime, sessions, invalidatePolicies: () => policies.clear(), close: () => sessions.close() };
+  return {
+    runtime,
+    sessions,
+    invalidatePolicies: () => policies.clear(),
+    invalidateServers: (userId) => userServers.delete(userId),
+    close: () => sessions.close(),
+  };
 }

@@ -5,12 +5,15 @@ import type { ServerBreaker } from './breaker';
 import type { McpConfig, McpServerConfig } from './config';
 import type { McpMetrics } from './metrics';
 import type { PolicySet } from './policy';
+import type { FetchLike } from './ssrf';
 
 /** What the MCP gateway's sessions share: the servers, governance, accounting, breaker, metrics. */
 export type McpRuntime = {
   config: McpConfig;
-  /** The servers offered to this user's keys (before the key's policy). */
+  /** The servers offered to this user's keys (before the key's policy): the operator's and the user's own. */
   servers(userId: string): Promise<McpServerConfig[]>;
+  /** The fetch for a server's requests: the SSRF guard for user-registered servers, else the default. */
+  fetchFor(server: McpServerConfig): FetchLike | undefined;
   /** The policies of a session's key and project; read on every list and call, so a change applies to open sessions. */
   policiesOf(owner: SessionOwner): Promise<PolicySet>;
   /**

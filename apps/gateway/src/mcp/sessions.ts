@@ -62,7 +62,10 @@ export function createSessionStore(rt: McpRuntime): SessionStore {
       return s;
     },
     async open(owner) {
-      const pool = createUpstreamPool({ timeoutMs: (s) => s.timeout_ms ?? rt.config.timeout_ms });
+      const pool = createUpstreamPool({
+        timeoutMs: (s) => s.timeout_ms ?? rt.config.timeout_ms,
+        fetchFor: rt.fetchFor,
+      });
       const session: ClientSession = {
         owner,
         pool,

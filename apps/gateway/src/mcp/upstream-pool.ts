@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpServerConfig } from './config';
+import type { FetchLike } from './ssrf';
 import { openUpstreamSession, type UpstreamSession } from './upstream';
 
 /**
@@ -16,7 +17,11 @@ export type UpstreamPool = {
   closeAll(): Promise<void>;
 };
 
-export function createUpstreamPool(opts: { timeoutMs: (server: McpServerConfig) => number }): UpstreamPool {
+export function createUpstreamPool(opts: {
+  timeoutMs: (server: McpServerConfig) => number;
+  /** The fetch of a server's requests (the SSRF guard for user-registered ones). */
+  fetchFor: (server: McpServerConfig) => FetchLike | undefined;
+}): UpstreamPool {
   const sessions = new Map<string, Promise<UpstreamSession>>();
   let closed = false;
   const drop = (name: string) => {
@@ -31,6 +36,7 @@ export function createUpstreamPool(opts: { timeoutMs: (server: McpServerConfig) 
       if (!session) {
         session = openUpstreamSession(server, {
           timeoutMs: opts.timeoutMs(server),
+          fetch: opts.fetchFor(server),
           onClose: () => {
             if (sessions.get(server.name) === session) sessions.delete(server.name);
           },

@@ -3,6 +3,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerConfig } from './config';
+import type { FetchLike } from './ssrf';
 
 /** The gateway as an MCP client, as upstream servers see it. */
 const CLIENT_INFO = { name: 'ai-gateway', version: '1.0.0' };
@@ -19,19 +20,23 @@ export type UpstreamSession = {
   close(): Promise<void>;
 };
 
-function transportOf(server: McpServerConfig): Transport & { terminateSession?: () => Promise<void> } {
+function transportOf(
+  server: McpServerConfig,
+  fetch: FetchLike | undefined,
+): Transport & { terminateSession?: () => Promise<void> } {
   const requestInit: RequestInit = { headers: { ...server.headers }, redirect: 'error' };
   const url = new URL(server.url);
-  if (server.transport === 'sse') return new SSEClientTransport(url, { requestInit });
-  return new StreamableHTTPClientTransport(url, { requestInit });
+  const opts = { requestInit, ...(fetch ? { fetch } : {}) };
+  if (server.transport === 'sse') return new SSEClientTransport(url, opts);
+  return new StreamableHTTPClientTransport(url, opts);
 }
 
 /** Opens a session (initialize) with `server`; rejects after `timeoutMs`. */
 export async function openUpstreamSession(
   server: McpServerConfig,
-  opts: { timeoutMs: number; onClose?: () => void },
+  opts: { timeoutMs: number; onClose?: () => void; fetch?: FetchLike },
 ): Promise<UpstreamSession> {
-  const transport = transportOf(server);
+  const transport = transportOf(server, opts.fetch);
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   client.onclose = opts.onClose;
   await client.connect(transport, { timeout: opts.timeoutMs });
