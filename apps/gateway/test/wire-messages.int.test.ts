@@ -320,17 +320,17 @@ describe('POST /v1/messages errors', () => {
       headers: { 'content-type': 'application/json', 'x-api-key': caller.apiKey },
       body: '{"model":',
     });
-    expect(broken.status).toBe(422);
+    expect(broken.status).toBe(400);
     expect(await broken.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
   });
 
-  it('a body without max_tokens is refused naming the field', async () => {
+  it('a body without max_tokens is a 400 naming the field, as Anthropic answers it', async () => {
     const res = await fetch(`${url}/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': caller.apiKey },
       body: JSON.stringify({ model: 'standard', messages: [{ role: 'user', content: 'hi' }] }),
     });
-    expect(res.status).toBe(422);
+    expect(res.status).toBe(400);
     const body = (await res.json()) as { type: string; error: { type: string; message: string } };
     expect(body.type).toBe('error');
     expect(body.error.type).toBe('invalid_request_error');

@@ -40,6 +40,8 @@ export type ErrorResponseStyle = {
   /** The example body of one code. */
   example(code: ErrorCode, status: number): { summary: string; value: object };
   descriptions: Readonly<Record<number, string>>;
+  /** The status a code is sent with, where the API differs from ours (default: the code's). */
+  status?: (code: ErrorCode) => number;
 };
 
 /**
@@ -52,7 +54,7 @@ export function groupErrorResponses(
 ): Record<string, ResponseConfig> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
-    const { status } = ERROR_CODES[code];
+    const status = style.status?.(code) ?? ERROR_CODES[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const responses: Record<string, ResponseConfig> = {};

@@ -43,6 +43,8 @@ function anthropicErrorResponses(codes: readonly ErrorCode[]): Record<string, Re
   return groupErrorResponses(codes, {
     schema: ZAnthropicErrorBody,
     descriptions: {},
+    // As Anthropic answers them: a body of the wrong shape is 400, not our 422 (messages/errors.ts).
+    status: (code) => (ERROR_CODES[code].status === 422 ? 400 : ERROR_CODES[code].status),
     example: (code, status) => {
       const message = ERROR_CODES[code].error;
       return {

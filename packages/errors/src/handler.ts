@@ -80,7 +80,12 @@ type Logger = { error: (obj: object, msg?: string) => void; warn: (obj: object, 
  * statuses, headers (Retry-After) and logging stay the same.
  */
 export function errorHandler(
-  opts: { logger?: Logger; body?: (err: AppError, requestId: string) => object } = {},
+  opts: {
+    logger?: Logger;
+    body?: (err: AppError, requestId: string) => object;
+    /** The status sent for an error, where a vendor's protocol differs from ours (default: the code's). */
+    status?: (err: AppError) => number;
+  } = {},
 ): ErrorRequestHandler {
   return (err, _req, res, next) => {
     if (res.headersSent) {
@@ -104,7 +109,7 @@ export function errorHandler(
     else if (appErr.status >= 500) log?.error({ err }, 'request failed');
     if (appErr.headers) for (const [k, v] of Object.entries(appErr.headers)) res.setHeader(k, v);
     res
-      .status(appErr.status)
+      .status(opts.status ? opts.status(appErr) : appErr.status)
       .json(opts.body ? opts.body(appErr, requestIdOf(res)) : errorBodyOf(appErr, res));
   };
 }

@@ -37,7 +37,16 @@ export function toAnthropicErrorBody(err: AppError, requestId: string): Anthropi
   return { type: 'error', error: { type: anthropicErrorType(err.status), message }, request_id: requestId };
 }
 
-/** The error handler of `POST /v1/messages`: the shared handler (statuses, Retry-After, logs) with Anthropic's body. */
+/**
+ * Anthropic answers a body of the wrong shape (not JSON, a required field
+ * missing) with 400 invalid_request_error, where our contract says 422; its
+ * SDKs raise BadRequestError for it.
+ */
+export function anthropicStatus(err: AppError): number {
+  return err.status === 422 ? 400 : err.status;
+}
+
+/** The error handler of Anthropic's routes: the shared handler (Retry-After, logs) with Anthropic's statuses and body. */
 export function anthropicErrorHandler(opts: { logger: Logger }): ErrorRequestHandler {
-  return errorHandler({ logger: opts.logger, body: toAnthropicErrorBody });
+  return errorHandler({ logger: opts.logger, body: toAnthropicErrorBody, status: anthropicStatus });
 }
