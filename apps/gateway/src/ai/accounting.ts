@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChatUsage } from '@platform/contract';
 import { AppError, isAppError } from '@platform/errors';
 import { addAccessLogFields } from '@platform/logging';
+import { sendJson } from '@platform/service-kit';
 import type { Response } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
 import { GateRefusedError, type PendingAdmission, takePendingAdmission } from '../auth/pending-admission';
@@ -181,14 +182,6 @@ export type AccountedCall = {
   clientSignal: AbortSignal;
   requestId: string;
   /**
-   * Makes the request's record durable and settles its budget reservation
-   * (one pipelined Redis round trip). Await it before the response's last
-   * byte; it throws 503 service_unavailable when the record could not be
-   * made durable, and the answer must then not be completed. Only the first
-   * call counts; `runAccounted` calls it for handlers that did not.
-   */
-  finish(outcome: RequestOutcome): Promise<void>;
-  /**
    * Reserves for another upstream call that will be charged (a stream's
    * continuation: its prompt again and a new allowance); throws 429 like the
    * first reservation. Returns the completion cap when less was left.
@@ -197,10 +190,42 @@ export type AccountedCall = {
 };
 
 /**
+ * What a handler hands back to the frame: how the request ended, and the
+ * answer's last byte(s), which the frame sends only once the request's
+ * record is durable (the one place that rule lives).
+ */
+export type Answered = {
+  outcome: RequestOutcome;
+  /**
+   * Completes the answer. `recorded` false: the record could not be kept
+   * (ledger, Postgres and spool all refused), so the answer must not
+   * complete: a JSON answer becomes 503, a stream ends in an error event.
+   */
+  last(recorded: boolean): Promise<void> | void;
+};
+
+/** An answer `send` completes once it is recorded; 503 service unavailable when it could not be. */
+export function answerWith(outcome: RequestOutcome, send: () => void | Promise<void>): Answered {
+  return {
+    outcome,
+    async last(recorded) {
+      if (!recorded) throw new AppError('service_unavailable');
+      await send();
+    },
+  };
+}
+
+/** A JSON answer (answerWith). */
+export function jsonAnswer(res: Response, outcome: RequestOutcome, body: unknown): Answered {
+  return answerWith(outcome, () => sendJson(res, body));
+}
+
+/**
  * The frame of every AI route: who calls, a budget reservation before any
  * upstream call (429 when a budget is spent; a chat's max_tokens is capped
  * to what the budgets have left), the caller's stored keys, a client-gone
- * signal, and exactly one ledger record whatever `run` returns or throws.
+ * signal, exactly one ledger record whatever `run` returns or throws, and
+ * the answer's last byte only after that record is durable (Answered).
  * Failed attempts of a fallback chain are not charged: only the answering
  * target's usage is in the outcome.
  */
@@ -208,7 +233,7 @@ export async function runAccounted(
   rt: AiRuntime,
   res: Response,
   request: AccountedRequest,
-  run: (call: AccountedCall) => Promise<RequestOutcome>,
+  run: (call: AccountedCall) => Promise<Answered>,
 ): Promise<void> {
   const caller = callerOf(res);
   const base: AccountingBase = {
@@ -237,9 +262,9 @@ export async function runAccounted(
   };
   const finish = createFinish(rt, base, reservation, storedKeys);
   const clientSignal = clientAbortSignal(res);
-  let outcome: RequestOutcome;
+  let answered: Answered;
   try {
-    outcome = await run({ storedKeys, clientSignal, requestId: requestIdOf(res), finish, reserveMore });
+    answered = await run({ storedKeys, clientSignal, requestId: requestIdOf(res), reserveMore });
   } catch (err) {
     if (err instanceof ClientGoneError) {
       await finish({ status: CLIENT_CLOSED_STATUS, target: undefined, usage: null }).catch(() => {});
@@ -254,7 +279,12 @@ export async function runAccounted(
     );
     throw err;
   }
-  await finish(outcome).catch(() => {});
+  // The last byte waits for the record: whatever happens to the process afterwards, a complete answer has one.
+  const recorded = await finish(answered.outcome).then(
+    () => true,
+    () => false,
+  );
+  await answered.last(recorded);
 }
 
 /**

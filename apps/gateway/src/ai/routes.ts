@@ -10,12 +10,12 @@ import {
   ZTtsRequest,
 } from '@platform/contract';
 import { AppError } from '@platform/errors';
-import { parseRequestPart, sendJson } from '@platform/service-kit';
+import { parseRequestPart } from '@platform/service-kit';
 import { type RequestHandler, type Response, Router } from 'express';
 import type { z } from 'zod';
 import { estimateTokens } from '../usage/estimate';
 import type { MediaUse } from '../usage/pricing';
-import { logUpstream, runAccounted } from './accounting';
+import { answerWith, jsonAnswer, logUpstream, runAccounted } from './accounting';
 import { completionUsage, runChatCompletion, toChatCompletionResponse } from './chat';
 import { prepareChat } from './chat-request';
 import type { MediaKind } from './config/lanes';
@@ -70,7 +70,11 @@ function mediaRoute<S extends z.ZodType<MediaBody>>(
   rt: AiRuntime,
   kind: MediaKind,
   schema: S,
-  run: (body: z.infer<S>, call: MediaCall, res: Response) => Promise<FallbackResult<unknown>>,
+  run: (
+    body: z.infer<S>,
+    call: MediaCall,
+    res: Response,
+  ) => Promise<{ result: FallbackResult<unknown>; send: () => void }>,
 ): RequestHandler {
   return async (req, res) => {
     const body = parseMediaRequest(schema, req.body);
@@ -83,9 +87,9 @@ function mediaRoute<S extends z.ZodType<MediaBody>>(
       media: mediaUseOf(kind, body),
     };
     await runAccounted(rt, res, request, async ({ storedKeys, clientSignal }) => {
-      const result = await run(body, { targets, storedKeys, clientSignal }, res);
+      const { result, send } = await run(body, { targets, storedKeys, clientSignal }, res);
       logUpstream(res, result);
-      return { status: 200, target: result.target, usage: null };
+      return answerWith({ status: 200, target: result.target, usage: null }, send);
     });
   };
 }
@@ -113,8 +117,7 @@ export function createMediaRouter(rt: AiRuntime, guards: RequestHandler[]): Rout
     ...guards,
     mediaRoute(rt, 'image', ZImageRequest, async (body, call, res) => {
       const { images, result } = await generateImage(rt, body, call);
-      res.json({ images, model_used: result.target.model });
-      return result;
+      return { result, send: () => res.json({ images, model_used: result.target.model }) };
     }),
   );
   router.post(
@@ -122,8 +125,8 @@ export function createMediaRouter(rt: AiRuntime, guards: RequestHandler[]): Rout
     ...guards,
     mediaRoute(rt, 'tts', ZTtsRequest, async (body, call, res) => {
       const { audio, result } = await synthesizeSpeech(rt, body, call);
-      sendAudio(res, MEDIA_AUDIO_CONTENT_TYPES[body.format], audio, result.target.model);
-      return result;
+      const contentType = MEDIA_AUDIO_CONTENT_TYPES[body.format];
+      return { result, send: () => sendAudio(res, contentType, audio, result.target.model) };
     }),
   );
   router.post(
@@ -131,8 +134,7 @@ export function createMediaRouter(rt: AiRuntime, guards: RequestHandler[]): Rout
     ...guards,
     mediaRoute(rt, 'music', ZMusicRequest, async (body, call, res) => {
       const { audio, result } = await composeMusic(rt, body, call);
-      sendAudio(res, MPEG_AUDIO_CONTENT_TYPE, audio, result.target.model);
-      return result;
+      return { result, send: () => sendAudio(res, MPEG_AUDIO_CONTENT_TYPE, audio, result.target.model) };
     }),
   );
   router.post(
@@ -140,8 +142,7 @@ export function createMediaRouter(rt: AiRuntime, guards: RequestHandler[]): Rout
     ...guards,
     mediaRoute(rt, 'soundfx', ZSoundFxRequest, async (body, call, res) => {
       const { audio, result } = await generateSoundEffect(rt, body, call);
-      sendAudio(res, MPEG_AUDIO_CONTENT_TYPE, audio, result.target.model);
-      return result;
+      return { result, send: () => sendAudio(res, MPEG_AUDIO_CONTENT_TYPE, audio, result.target.model) };
     }),
   );
   return router;
@@ -157,14 +158,11 @@ export function createChatRouter(rt: AiRuntime, guards: RequestHandler[]): Route
   router.post('/api/v1/ai/chat/completions', ...guards, async (req, res) => {
     const prepared = prepareChat(rt, req.body);
     const request = { projectId: prepared.projectId, endpoint: 'chat', lane: prepared.lane, chat: prepared };
-    await runAccounted(rt, res, request, async ({ storedKeys, clientSignal, finish }) => {
+    await runAccounted(rt, res, request, async ({ storedKeys, clientSignal }) => {
       const result = await runChatCompletion(rt, prepared, storedKeys, clientSignal);
-      const response = toChatCompletionResponse(result);
       logUpstream(res, result);
       const outcome = { status: 200, ...completionUsage(prepared, result) };
-      await finish(outcome);
-      sendJson(res, response);
-      return outcome;
+      return jsonAnswer(res, outcome, toChatCompletionResponse(result));
     });
   });
 

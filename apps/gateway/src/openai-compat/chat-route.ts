@@ -1,7 +1,7 @@
 import { sendJson } from '@platform/service-kit';
 import type { Request, Response } from 'express';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { logUpstream, runAccounted } from '../ai/accounting';
+import { answerWith, logUpstream, runAccounted } from '../ai/accounting';
 import { completionUsage, runChatCompletion } from '../ai/chat';
 import type { PreparedChat } from '../ai/chat-request';
 import type { Target } from '../ai/config/lanes';
@@ -49,25 +49,20 @@ export async function runChatRoute<Who>(
     lane: chat.lane,
     chat,
   };
-  await runAccounted(
-    rt,
-    res,
-    request,
-    async ({ storedKeys, clientSignal, requestId, finish, reserveMore }) => {
-      const who = route.identity(requestId);
-      if (prepared.stream) {
-        const format = route.streamFormat(who);
-        return relayChatStream(rt, chat, storedKeys, res, { clientSignal, format, finish, reserveMore });
-      }
-      const result = await runChatCompletion(rt, chat, storedKeys, clientSignal);
-      const response = route.answer(result.value, result.target, who);
-      logUpstream(res, result);
-      announceDroppedParams(rt, res, chat, result.target);
-      const outcome = { status: 200, ...completionUsage(chat, result) };
-      await finish(outcome);
+  await runAccounted(rt, res, request, async ({ storedKeys, clientSignal, requestId, reserveMore }) => {
+    const who = route.identity(requestId);
+    if (prepared.stream) {
+      const format = route.streamFormat(who);
+      return relayChatStream(rt, chat, storedKeys, res, { clientSignal, format, reserveMore });
+    }
+    const result = await runChatCompletion(rt, chat, storedKeys, clientSignal);
+    const response = route.answer(result.value, result.target, who);
+    logUpstream(res, result);
+    announceDroppedParams(rt, res, chat, result.target);
+    const outcome = { status: 200, ...completionUsage(chat, result) };
+    return answerWith(outcome, async () => {
       if (route.beforeSend) await route.beforeSend(response);
       sendJson(res, response);
-      return outcome;
-    },
-  );
+    });
+  });
 }

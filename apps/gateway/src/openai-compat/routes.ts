@@ -1,8 +1,7 @@
 import { OPENAI_DEFAULT_PROJECT_ID } from '@platform/contract';
 import type { Logger } from '@platform/logging';
-import { sendJson } from '@platform/service-kit';
 import { type RequestHandler, Router } from 'express';
-import { logUpstream, runAccounted } from '../ai/accounting';
+import { jsonAnswer, logUpstream, runAccounted } from '../ai/accounting';
 import type { AiRuntime } from '../ai/runtime';
 import { admissionBeforeError } from '../auth/pending-admission';
 import { header, runChatRoute } from './chat-route';
@@ -61,7 +60,7 @@ export function createOpenAiCompatRouter(
       targets: prepared.targets,
       inputTokens: estimateEmbeddingInput(prepared.request.input),
     };
-    await runAccounted(rt, res, request, async ({ storedKeys, clientSignal, finish }) => {
+    await runAccounted(rt, res, request, async ({ storedKeys, clientSignal }) => {
       const { response, result } = await createEmbeddings(rt, prepared, storedKeys, clientSignal);
       logUpstream(res, result);
       const usage = {
@@ -69,10 +68,7 @@ export function createOpenAiCompatRouter(
         completion_tokens: 0,
         total_tokens: response.usage.total_tokens,
       };
-      const outcome = { status: 200, target: result.target, usage };
-      await finish(outcome);
-      sendJson(res, response);
-      return outcome;
+      return jsonAnswer(res, { status: 200, target: result.target, usage }, response);
     });
   });
 

@@ -57,6 +57,9 @@ export type StreamSegment = {
   contentChars: number;
 };
 
+/** A relayed stream for the frame: its outcome, and its final event once the record is kept. */
+export type StreamAnswer = { outcome: StreamOutcome; last(recorded: boolean): Promise<void> | void };
+
 /** How a stream ended, for usage records: the status the caller effectively got, the target that answered. */
 export type StreamOutcome = {
   status: number;
@@ -231,12 +234,10 @@ export async function relayChatStream(
   opts: {
     clientSignal: AbortSignal;
     format: StreamFormat;
-    /** Records the outcome durably (accounting); awaited before the stream's last event. */
-    finish: (outcome: StreamOutcome) => Promise<void>;
     /** Reserves a continuation's prompt and allowance (AccountedCall.reserveMore). */
     reserveMore: AccountedCall['reserveMore'];
   },
-): Promise<StreamOutcome> {
+): Promise<StreamAnswer> {
   const { format } = opts;
   const lane = rt.config.lanes[prepared.lane];
   const idleTimeoutMs = lane?.stream_idle_timeout_ms ?? rt.idleTimeoutMs;
@@ -417,31 +418,27 @@ export async function relayChatStream(
   });
   if (opts.clientSignal.aborted) {
     sse.end();
-    const outcome = outcomeOf(CLIENT_CLOSED_STATUS);
-    await opts.finish(outcome).catch(() => {});
-    return outcome;
+    return { outcome: outcomeOf(CLIENT_CLOSED_STATUS), last: () => {} };
   }
   if (shuttingDown) errorCode = 'service_unavailable';
+  // The frame (runAccounted) makes the record durable, then calls `last`: the final event
+  // waits for it, and a record that cannot be kept ends the stream in an error instead of `done`.
   const outcome = outcomeOf(errorCode ? ERROR_CODES[errorCode].status : 200);
-  // The record is durable before the last event; if it cannot be, the stream ends in an error instead of `done`.
-  try {
-    await opts.finish(outcome);
-  } catch {
-    errorCode ??= 'service_unavailable';
-  }
-  if (errorCode) {
-    await format.error(sse, errorCode);
-    sse.end();
-    return outcome;
-  }
-  await format.done(sse, {
-    target,
-    finishReason: state.finishReason ?? 'stop',
-    usage: usage ?? toChatUsage(null),
-    cache,
-  });
-  sse.end();
-  return outcome;
+  return {
+    outcome,
+    async last(recorded) {
+      const code = errorCode ?? (recorded ? null : 'service_unavailable');
+      if (code) await format.error(sse, code);
+      else
+        await format.done(sse, {
+          target,
+          finishReason: state.finishReason ?? 'stop',
+          usage: usage ?? toChatUsage(null),
+          cache,
+        });
+      sse.end();
+    },
+  };
 }
 
 /** Reserves a continuation; false when a budget refuses it (the stream then ends in an error). */
@@ -510,14 +507,11 @@ export function streamChat(
   prepared: PreparedChat,
   storedKeys: StoredKeys,
   res: Response,
-  opts: Pick<AccountedCall, 'clientSignal' | 'requestId' | 'reserveMore'> & {
-    finish: (outcome: StreamOutcome) => Promise<void>;
-  },
-): Promise<StreamOutcome> {
+  opts: Pick<AccountedCall, 'clientSignal' | 'requestId' | 'reserveMore'>,
+): Promise<StreamAnswer> {
   return relayChatStream(rt, prepared, storedKeys, res, {
     clientSignal: opts.clientSignal,
     format: nativeStreamFormat(opts.requestId),
-    finish: opts.finish,
     reserveMore: opts.reserveMore,
   });
 }
