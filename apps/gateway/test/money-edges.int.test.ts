@@ -206,6 +206,26 @@ describe('reservations cover what can be spent', () => {
     expect(upstream.max_tokens).toBeUndefined();
   });
 
+  it('4 concurrent requests with max_completion_tokens 20,000 against 30,000 tokens: at most one answer past it', async () => {
+    const app = instance({ AI_DAILY_TOKEN_BUDGET: '30000' });
+    // A model that writes all it may (the fake reports it whatever cap it was sent).
+    // Slow enough that every request has reserved before the first one settles.
+    h.openai.set({ usage: { prompt_tokens: 8, completion_tokens: 20_000 }, latencyMs: 400 });
+    const body = {
+      model: 'free',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_completion_tokens: 20_000,
+    };
+    const responses = await Promise.all(
+      Array.from({ length: 4 }, () => post(app, '/v1/chat/completions', body)),
+    );
+    const served = responses
+      .filter((r) => r.status === 200)
+      .reduce((sum, r) => sum + (r.body as { usage: { total_tokens: number } }).usage.total_tokens, 0);
+    expect(served).toBeLessThanOrEqual(30_000 + 20_008);
+    expect(responses.filter((r) => r.status === 429).length).toBeGreaterThan(0);
+  });
+
   it('embeddings reserve their input: 6 concurrent against a 100-token budget stay within it', async () => {
     const app = instance({ AI_DAILY_TOKEN_BUDGET: '100' });
     h.openai.set({ usage: { prompt_tokens: 30 }, latencyMs: 30 });
