@@ -599,6 +599,34 @@ describe('POST /v1/messages to an Anthropic target (passed through)', () => {
     expect(tried.map((r) => r.status)).toEqual(tried.map(() => 529));
   });
 
+  it('names dropped fields only when the translating target answers a mixed lane, streamed too', async () => {
+    const body = JSON.stringify({
+      model: 'mixed',
+      max_tokens: 20,
+      top_k: 3,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const post = () =>
+      fetch(`${url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': caller.apiKey },
+        body,
+      });
+    const passed = await post();
+    await passed.text();
+    expect(passed.status).toBe(200);
+    expect(passed.headers.get('x-gateway-dropped-params')).toBeNull();
+    expect(h.anthropicRequests().at(-1)?.body).toMatchObject({ top_k: 3 });
+
+    h.anthropic.setFor('claude-test-2', { status: 529 });
+    const translated = await post();
+    await translated.text();
+    expect(translated.status).toBe(200);
+    expect(translated.headers.get('x-gateway-dropped-params')).toBe('top_k');
+    expect(h.openaiRequests().at(-1)?.body).not.toHaveProperty('top_k');
+  });
+
   it('ends a stream cut by the Anthropic target with an error event the SDK raises', async () => {
     h.anthropic.setFor('claude-test-1', { chunks: ['one ', 'two ', 'three'], errorEventAfterChunks: 2 });
     const stream = sdk().messages.stream({
