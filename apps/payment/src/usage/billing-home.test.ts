@@ -37,6 +37,15 @@ describe('placeEvent', () => {
     expect(placeEvent([item()], at(-HOUR), at(51 * 60_000), rules, 'tokens').kind).toBe('late');
   });
 
+  it('calls usage of a stored period that ended more than the grace ago late', () => {
+    const end = new Date('2026-12-01T00:00:00.000Z').getTime();
+    const placed = placeEvent([item()], new Date(end - HOUR), new Date(end + 2 * HOUR), rules, 'tokens');
+    expect(placed.kind).toBe('late');
+    expect(
+      placeEvent([item()], new Date(end - HOUR), new Date(end + 20 * 60_000), rules, 'tokens').kind,
+    ).toBe('send');
+  });
+
   it('holds usage from before the subscription started', () => {
     const placed = placeEvent([item()], new Date('2026-09-30T00:00:00.000Z'), at(HOUR), rules, 'tokens');
     expect(placed.kind).toBe('unbillable');

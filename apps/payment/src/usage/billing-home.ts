@@ -38,6 +38,14 @@ export type PlacementRules = {
 
 function placeOnItem(item: BillingItem, at: number, now: number, rules: PlacementRules): Placement {
   const start = item.periodStart?.getTime();
+  const end = item.periodEnd?.getTime();
+  // The stored period ended (its renewal not stored yet): its invoice takes usage until finalized.
+  if (end !== undefined && at < end && now >= end + rules.graceMs && (start === undefined || at >= start))
+    return {
+      kind: 'late',
+      item,
+      reason: `the invoice of the period ending ${item.periodEnd?.toISOString()} of ${item.subscriptionId} is finalized`,
+    };
   if (start === undefined || at >= start) return { kind: 'send', item };
   if (at < item.subscriptionCreatedAt.getTime())
     return { kind: 'unbillable', reason: `before subscription ${item.subscriptionId} started` };

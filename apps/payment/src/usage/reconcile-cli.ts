@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { dayWindow, type ExpectedTotal, type ReconcileDeps, reconcileUsage } from './reconcile';
+import { dayWindow, type ExpectedTotal, meterIds, type ReconcileDeps, reconcileUsage } from './reconcile';
+import { reconcileInvoices } from './reconcile-invoices';
 
 /** Exit codes of `reconcile`: documented in docs/billing.md. */
 export const RECONCILE_EXIT = { same: 0, different: 1, usage: 2 } as const;
@@ -18,7 +19,9 @@ const ZExpected = z.array(
 const USAGE = `usage: reconcile [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--expected FILE|-] [--json]
   Compares per user, meter and UTC day the payment outbox with Stripe's meter event
   summaries (and with expected totals, e.g. the gateway ledger's, when given as a JSON
-  array of {user_id, day, meter?, value}). Days default to yesterday (UTC).
+  array of {user_id, day, meter?, value}); then per customer, meter and billing period
+  overlapping the days the outbox, the meter summary and the invoice line quantity
+  (upcoming invoice for the open period). Days default to yesterday (UTC).
   Exit 0: no difference; 1: differences (each printed); 2: bad arguments or input.`;
 
 export type ReconcileIo = {
@@ -69,19 +72,40 @@ export async function runReconcileCli(deps: ReconcileDeps, argv: string[], io: R
     }
   }
   const window = dayWindow(from.data, to.data);
-  const { rows, differences } = await reconcileUsage(deps, { ...window, expected });
+  const ids = await meterIds(deps.stripe);
+  const { rows, differences } = await reconcileUsage(deps, { ...window, expected }, ids);
+  const invoices = await reconcileInvoices(deps, { ...window, meterIds: ids });
   if (values.json) {
-    io.out(JSON.stringify({ from: from.data, to: to.data, rows: rows.length, differences }, null, 2));
+    io.out(
+      JSON.stringify(
+        {
+          from: from.data,
+          to: to.data,
+          rows: rows.length,
+          differences,
+          invoice_rows: invoices.rows,
+          invoice_differences: invoices.differences,
+        },
+        null,
+        2,
+      ),
+    );
   } else {
     for (const d of differences) {
       const expectedPart = d.expected === undefined ? '' : ` expected=${d.expected}`;
       io.out(
-        `DIFF ${d.kind} user=${d.user_id} meter=${d.event_name} day=${d.day}${expectedPart} outbox=${d.outbox} sent=${d.sent} stripe=${d.stripe}`,
+        `DIFF ${d.kind} user=${d.user_id} meter=${d.event_name} day=${d.day}${expectedPart} outbox=${d.outbox} sent=${d.sent} held=${d.held} late=${d.late} stripe=${d.stripe}`,
       );
     }
+    for (const d of invoices.differences)
+      io.out(
+        `DIFF ${d.kind} user=${d.user_id} meter=${d.event_name} period=${d.period_start}..${d.period_end} invoice=${d.invoice} outbox=${d.outbox} unsent=${d.unsent} held=${d.held} late=${d.late} stripe=${d.stripe} invoice_quantity=${d.invoice_quantity}`,
+      );
     io.out(
-      `${rows.length} user/meter/day rows compared, ${differences.length} differences (${from.data}..${to.data})`,
+      `${rows.length} user/meter/day rows and ${invoices.rows.length} customer/meter/period invoice lines compared, ${differences.length + invoices.differences.length} differences (${from.data}..${to.data})`,
     );
   }
-  return differences.length === 0 ? RECONCILE_EXIT.same : RECONCILE_EXIT.different;
+  return differences.length + invoices.differences.length === 0
+    ? RECONCILE_EXIT.same
+    : RECONCILE_EXIT.different;
 }

@@ -18,13 +18,22 @@ export type ReconcileRow = {
   outbox: number;
   /** Events Stripe acknowledged (status sent). */
   sent: number;
+  /** Held, not sent: no billable subscription item (unbillable) or for an operator's decision (review). */
+  held: number;
+  /** Too late for their period's invoice, not billed by hand yet. */
+  late: number;
+  /** Late events an operator billed as an invoice item (usage-late --bill). */
+  billed_by_hand: number;
   /** Stripe's meter event summary for the user's customer. */
   stripe: number;
 };
 
 export type Difference = ReconcileRow & {
-  /** expected != outbox (lost or extra upstream), outbox != sent (not delivered yet, or refused), sent != stripe. */
-  kind: 'expected_vs_outbox' | 'unsent' | 'sent_vs_stripe';
+  /**
+   * expected != outbox (lost or extra upstream); unsent: outbox - held - late != sent (not delivered
+   * yet, or refused); held > 0; late > 0; sent != stripe.
+   */
+  kind: 'expected_vs_outbox' | 'unsent' | 'held' | 'late' | 'sent_vs_stripe';
 };
 
 export type ReconcileDeps = { prisma: PrismaClient; stripe: Stripe; meters: MeterConfig };
@@ -32,7 +41,8 @@ export type ReconcileDeps = { prisma: PrismaClient; stripe: Stripe; meters: Mete
 const DAY_MS = 86_400_000;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-async function meterIds(stripe: Stripe): Promise<Map<string, string>> {
+/** Stripe's active meters: event name -> meter id. */
+export async function meterIds(stripe: Stripe): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
   for await (const meter of stripe.billing.meters.list({ status: 'active', limit: 100 }))
     ids.set(meter.event_name, meter.id);
@@ -71,13 +81,24 @@ async function stripeDays(
 export async function reconcileUsage(
   deps: ReconcileDeps,
   opts: { from: Date; to: Date; expected?: ExpectedTotal[] },
+  ids?: ReadonlyMap<string, string>,
 ): Promise<{ rows: ReconcileRow[]; differences: Difference[] }> {
   const rows = new Map<string, ReconcileRow>();
   const row = (userId: string, eventName: string, day: string) => {
     const key = JSON.stringify([userId, eventName, day]);
     let found = rows.get(key);
     if (!found) {
-      found = { user_id: userId, event_name: eventName, day, outbox: 0, sent: 0, stripe: 0 };
+      found = {
+        user_id: userId,
+        event_name: eventName,
+        day,
+        outbox: 0,
+        sent: 0,
+        held: 0,
+        late: 0,
+        billed_by_hand: 0,
+        stripe: 0,
+      };
       if (opts.expected) found.expected = 0;
       rows.set(key, found);
     }
@@ -87,6 +108,9 @@ export async function reconcileUsage(
     const r = row(total.userId, total.eventName, total.day);
     r.outbox += total.value;
     if (total.status === 'sent') r.sent += total.value;
+    if (total.status === 'unbillable' || total.status === 'review') r.held += total.value;
+    if (total.status === 'late') r.late += total.value;
+    if (total.status === 'billed_by_hand') r.billed_by_hand += total.value;
   }
   for (const total of opts.expected ?? []) {
     const eventName =
@@ -94,7 +118,7 @@ export async function reconcileUsage(
     const r = row(total.user_id, eventName, total.day);
     r.expected = (r.expected ?? 0) + total.value;
   }
-  const ids = await meterIds(deps.stripe);
+  ids ??= await meterIds(deps.stripe);
   const pairs = new Map<string, { userId: string; eventName: string }>();
   for (const r of rows.values())
     pairs.set(JSON.stringify([r.user_id, r.event_name]), { userId: r.user_id, eventName: r.event_name });
@@ -114,7 +138,9 @@ export async function reconcileUsage(
   for (const r of sorted) {
     if (r.expected !== undefined && r.expected !== r.outbox)
       differences.push({ ...r, kind: 'expected_vs_outbox' });
-    if (r.outbox !== r.sent) differences.push({ ...r, kind: 'unsent' });
+    if (r.outbox - r.held - r.late - r.billed_by_hand !== r.sent) differences.push({ ...r, kind: 'unsent' });
+    if (r.held > 0) differences.push({ ...r, kind: 'held' });
+    if (r.late > 0) differences.push({ ...r, kind: 'late' });
     if (r.sent !== r.stripe) differences.push({ ...r, kind: 'sent_vs_stripe' });
   }
   return { rows: sorted, differences };

@@ -85,7 +85,7 @@ function checkEvent(
 async function storeEvents(deps: RecordUsageDeps, events: OutboxEvent[]): Promise<Map<OutboxEvent, Outcome>> {
   const firstById = new Map<string, OutboxEvent>();
   for (const event of events) if (!firstById.has(event.id)) firstById.set(event.id, event);
-  const inserted = await insertNewEvents(deps.prisma, [...firstById.values()]);
+  const inserted = await insertNewEvents(deps.prisma, [...firstById.values()], deps.now());
   const others = [...firstById.keys()].filter((id) => !inserted.has(id));
   const stored = new Map((await findEvents(deps.prisma, others)).map((row) => [row.id, row]));
   for (const id of inserted) {

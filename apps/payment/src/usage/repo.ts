@@ -22,14 +22,18 @@ export type ClaimedEvent = OutboxEvent & {
  * Inserts the events whose id is new, in one statement (`ON CONFLICT DO
  * NOTHING`, so concurrent sends of one id insert it once), and returns the
  * ids this call inserted. The statement commits before it returns. An event
- * stamped ahead of the database clock (a caller's clock running fast) is not due before
+ * stamped ahead of `now` (payment's clock; a caller's clock running fast) is not due before
  * Stripe takes its timestamp (at most 5 minutes ahead; 4 keeps a margin).
  */
-export async function insertNewEvents(prisma: PrismaClient, events: OutboxEvent[]): Promise<Set<string>> {
+export async function insertNewEvents(
+  prisma: PrismaClient,
+  events: OutboxEvent[],
+  now: Date,
+): Promise<Set<string>> {
   if (events.length === 0) return new Set();
   const rows = await prisma.$queryRaw<Array<{ id: string }>>`
     INSERT INTO usage_events (id, user_id, meter, event_name, value, occurred_at, next_attempt_at)
-    SELECT e.*, GREATEST(now(), e.occurred_at - make_interval(mins => 4))
+    SELECT e.*, now() + GREATEST(interval '0', e.occurred_at - make_interval(mins => 4) - ${now}::timestamptz)
     FROM unnest(
       ${events.map((e) => e.id)}::text[], ${events.map((e) => e.userId)}::text[],
       ${events.map((e) => e.meter)}::text[], ${events.map((e) => e.eventName)}::text[],
@@ -214,4 +218,49 @@ export async function insertMeterErrorReport(
 
 export function findMeterErrorReports(prisma: PrismaClient, limit: number) {
   return prisma.meterErrorReport.findMany({ orderBy: { receivedAt: 'desc' }, take: limit });
+}
+
+/** Users with usage events in [from, to). */
+export async function readUsersWithUsage(prisma: PrismaClient, from: Date, to: Date): Promise<string[]> {
+  const rows = await prisma.$queryRaw<Array<{ userId: string }>>`
+    SELECT DISTINCT user_id AS "userId" FROM usage_events WHERE occurred_at >= ${from} AND occurred_at < ${to}
+    ORDER BY 1`;
+  return rows.map((r) => r.userId);
+}
+
+/** The user's stored subscription items with a price on a meter. */
+export function findMeteredItems(
+  prisma: PrismaClient,
+  userId: string,
+): Promise<Array<{ subscriptionId: string; priceId: string; meterId: string }>> {
+  return prisma.$queryRaw`
+    SELECT i.subscription_id AS "subscriptionId", i.price_id AS "priceId", i.meter_id AS "meterId"
+    FROM subscription_items i JOIN subscriptions s ON s.id = i.subscription_id
+    WHERE s.user_id = ${userId} AND i.meter_id IS NOT NULL`;
+}
+
+/** The outbox's value of one user and event name in [from, to), by status. */
+export async function readPeriodTotals(
+  prisma: PrismaClient,
+  userId: string,
+  eventName: string,
+  from: Date,
+  to: Date,
+): Promise<
+  Record<'sent' | 'pending' | 'failed' | 'unbillable' | 'late' | 'review' | 'billed_by_hand', number>
+> {
+  const rows = await prisma.$queryRaw<Array<{ status: string; value: bigint }>>`
+    SELECT status, sum(value) AS value FROM usage_events
+    WHERE user_id = ${userId} AND event_name = ${eventName} AND occurred_at >= ${from} AND occurred_at < ${to}
+    GROUP BY status`;
+  const of = (status: string) => Number(rows.find((r) => r.status === status)?.value ?? 0);
+  return {
+    sent: of('sent'),
+    pending: of('pending'),
+    failed: of('failed'),
+    unbillable: of('unbillable'),
+    late: of('late'),
+    review: of('review'),
+    billed_by_hand: of('billed_by_hand'),
+  };
 }

@@ -75,7 +75,7 @@ export async function subscribeToMeter(
   app: Target,
   userId: string,
   eventName: string,
-  opts: { currency?: string; periodStart?: Date; sync?: boolean; customer?: string } = {},
+  opts: { currency?: string; periodStart?: Date; periodEnd?: Date; sync?: boolean; customer?: string } = {},
 ): Promise<{ customer: string; price: FakePrice; subscription: FakeSubscription; meter: FakeMeter }> {
   const meter = [...h.fake.store.billingMeters.meters.values()].find((m) => m.event_name === eventName);
   if (!meter) throw new Error(`no meter ${eventName} in the fake`);
@@ -95,7 +95,13 @@ export async function subscribeToMeter(
   const subscription = h.fake.seedSubscription({
     customer,
     created: start,
-    items: [{ price: price.id, current_period_start: start }],
+    items: [
+      {
+        price: price.id,
+        current_period_start: start,
+        ...(opts.periodEnd ? { current_period_end: Math.floor(opts.periodEnd.getTime() / 1000) } : {}),
+      },
+    ],
   });
   if (opts.sync !== false) await syncUser(app, userId);
   return { customer, price, subscription, meter };

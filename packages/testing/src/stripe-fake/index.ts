@@ -1,4 +1,5 @@
 import { type LoopbackServer, listenLoopback } from '../http-server';
+import { createInvoiceControls, type InvoiceControls } from './invoices';
 import { createMeterControls, type MeterControls } from './meter-controls';
 import type {
   FakeCheckoutSession,
@@ -48,6 +49,7 @@ import {
 import type { StripeEventEnvelope } from './webhooks';
 
 export type { StripeErrorType } from './errors';
+export type { FakeInvoice, InvoiceControls } from './invoices';
 export type { MeterControls } from './meter-controls';
 export type * from './meter-store';
 export type * from './objects';
@@ -126,6 +128,8 @@ export type StripeFake = LoopbackServer & {
   clearFaults(): void;
   /** Billing meters: seeding, totals, outages, error reports (meter-controls.ts). */
   meters: MeterControls;
+  /** Invoices of metered subscriptions: period ends, finalization (invoices.ts). */
+  invoices: InvoiceControls;
 };
 
 /** Starts the Stripe fake on 127.0.0.1 with an OS-assigned port. */
@@ -190,5 +194,6 @@ export async function startStripeFake(opts: StripeFakeOptions = {}): Promise<Str
       state.hangs.length = 0;
     },
     meters: createMeterControls(store, (fault) => state.faults.push({ ...fault, left: Infinity })),
+    invoices: createInvoiceControls(store),
   };
 }

@@ -91,10 +91,12 @@ export function meterTotal(
   customer: string,
   start = Number.NEGATIVE_INFINITY,
   end = Number.POSITIVE_INFINITY,
+  /** Only events accepted up to then (unix seconds): what a finalized invoice froze. */
+  acceptedBy = Number.POSITIVE_INFINITY,
 ): number {
   let total = 0;
   for (const event of store.events) {
-    if (event.rejected || event.event_name !== meter.event_name) continue;
+    if (event.rejected || event.event_name !== meter.event_name || event.created > acceptedBy) continue;
     if (event.payload[meter.customer_mapping.event_payload_key] !== customer) continue;
     if (event.timestamp < start || event.timestamp >= end) continue;
     const value = Number(event.payload[meter.value_settings.event_payload_key]);

@@ -6,6 +6,7 @@ import { checkoutRoutes } from './checkout-routes';
 import { customerRoutes } from './customer-routes';
 import { type StripeErrorType, StripeFakeError } from './errors';
 import { type FormObject, parseStripeForm } from './form';
+import { invoiceRoutes } from './invoices';
 import { meterRoutes } from './meter-routes';
 import { validateParams } from './params';
 import type { Route, RouteOptions } from './route';
@@ -20,6 +21,7 @@ const ROUTES: Route[] = [
   ...checkoutRoutes,
   ...billingRoutes,
   ...meterRoutes,
+  ...invoiceRoutes,
 ];
 
 /** One request as the fake received it, for asserting what the SDK sent. */
