@@ -7,14 +7,21 @@ import type {
   GatewayConfigResponse,
   ListApiKeysResponse,
   ListBudgetsResponse,
+  ListMcpPoliciesResponse,
+  ListMcpServersResponse,
+  ListMcpToolsResponse,
   ListProviderKeysResponse,
   LogoutResponse,
+  McpPolicyView,
+  RegisterMcpServerRequest,
+  RegisterMcpServerResponse,
   RequestMagicLinkRequest,
   RequestMagicLinkResponse,
   RevokeApiKeyRequest,
   RevokeApiKeyResponse,
   SessionResponse,
   SetBudgetRequest,
+  SetMcpPolicyRequest,
   StoredProviderKey,
   StoreProviderKeyRequest,
   UsageResponse,
@@ -75,6 +82,12 @@ const WORDS: Record<string, string> = {
   'project_id exceeds 128 characters': 'The project id is too long (at most 128 characters).',
   'payload too large': 'That is too large to send.',
   forbidden: 'You are not allowed to do that.',
+  'mcp server not found': 'There is no MCP server of that name.',
+  'mcp server already exists': 'An MCP server of that name already exists. Choose another name.',
+  'mcp server url is not allowed':
+    'That address is on an internal network; the gateway does not call it for users (ask the operator to allow it).',
+  'mcp server did not answer':
+    'The server did not answer as an MCP server (initialize and tools/list). Check the URL, the transport and the credential.',
   'redirect_url is not allowed': 'The sign-in link cannot send you to that address.',
   'internal error': 'The gateway failed on its side. Try again; if it keeps failing, report the request id.',
 };
@@ -148,6 +161,14 @@ export const api = {
   usageToday: () => call<UsageTodayResponse>('GET', 'usage/today'),
   listBudgets: () => call<ListBudgetsResponse>('GET', 'budgets'),
   setBudget: (body: SetBudgetRequest) => call<Budget>('PUT', 'budgets', body),
+  listMcpServers: () => call<ListMcpServersResponse>('GET', 'mcp/servers').then((r) => r.servers),
+  registerMcpServer: (body: RegisterMcpServerRequest) =>
+    call<RegisterMcpServerResponse>('POST', 'mcp/servers', body),
+  deleteMcpServer: (name: string) => call<void>('DELETE', `mcp/servers/${encodeURIComponent(name)}`),
+  mcpServerTools: (name: string) =>
+    call<ListMcpToolsResponse>('GET', `mcp/servers/${encodeURIComponent(name)}/tools`).then((r) => r.tools),
+  listMcpPolicies: () => call<ListMcpPoliciesResponse>('GET', 'mcp/policies').then((r) => r.policies),
+  setMcpPolicy: (body: SetMcpPolicyRequest) => call<McpPolicyView>('PUT', 'mcp/policies', body),
   deleteBudget: (b: Pick<Budget, 'scope' | 'subject' | 'period' | 'unit'>) =>
     call<void>('DELETE', `budgets?${new URLSearchParams(b).toString()}`),
 };

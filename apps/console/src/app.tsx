@@ -3,6 +3,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api, errorWords } from './api';
 import { ApiKeys } from './api-keys';
 import { Budgets } from './budgets';
+import { Mcp } from './mcp';
 import { ProviderKeys } from './provider-keys';
 import { QuickTry } from './quick-try';
 import { FinishSignIn, SignInForm } from './sign-in';
@@ -99,6 +100,7 @@ export function App() {
           <a href="#api-keys">API keys</a>
           <a href="#provider-keys">Provider keys</a>
           <a href="#usage">Usage</a>
+          <a href="#mcp">MCP</a>
           <a href="#quick-try">Quick try</a>
         </nav>
       )}
@@ -127,6 +129,7 @@ export function App() {
             <Usage refreshKey={usageVersion} onAuthLost={onAuthLost} />
             <Spend refreshKey={usageVersion} onAuthLost={onAuthLost} />
             <Budgets onAuthLost={onAuthLost} />
+            <Mcp onAuthLost={onAuthLost} keysVersion={freshKey} />
             <QuickTry
               lanes={config?.lanes ?? ['free']}
               freshKey={freshKey}
