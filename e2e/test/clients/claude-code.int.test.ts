@@ -114,6 +114,22 @@ function runClaude(model: string | undefined, extraEnv: Record<string, string> =
   });
 }
 
+/** Method, path and status of each request the gateway answered since log line `mark`. */
+function gatewayAnswers(mark: number) {
+  return h.logs.lines
+    .slice(mark)
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          msg?: string;
+          req?: { method?: string; url?: string };
+          res?: { statusCode?: number };
+        },
+    )
+    .filter((entry) => entry.msg === 'request completed')
+    .map((entry) => ({ request: `${entry.req?.method} ${entry.req?.url}`, status: entry.res?.statusCode }));
+}
+
 /** The caller's ledger rows written since `since` (exclusive). */
 async function rowsSince(since: bigint) {
   await h.usage.flush();
@@ -216,6 +232,7 @@ describe('Claude Code through the gateway', () => {
       }
       const since = await lastRowId();
 
+      const logMark = h.logs.lines.length;
       const run = await runClaude(c.model, c.env);
 
       const detail = `exit ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}`;
@@ -224,6 +241,11 @@ describe('Claude Code through the gateway', () => {
       expect(result.is_error).toBe(false);
       // Claude Code ran both commands and sent their output back: the fake quoted it.
       expect(result.result).toMatch(/Bash printed: (hi \| there|there \| hi)/);
+
+      // Every request Claude Code made (main turns, side requests with its small model) was answered.
+      const requests = gatewayAnswers(logMark);
+      expect(requests.length).toBeGreaterThanOrEqual(2);
+      expect(requests.filter((a) => a.status !== 200)).toEqual([]);
 
       const upstream = c.target === 'anthropic' ? h.anthropicRequests() : h.openaiRequests();
       const turns = upstream.filter((r) => JSON.stringify(r.body ?? {}).includes('"Bash"'));
