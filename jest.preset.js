@@ -1,6 +1,7 @@
 // Shared Jest setup: TypeScript through swc, workspace packages resolved to their
 // source via the "source" export condition, and ESM-only dependencies (jose,
-// pglite, the schema engine) transformed to CommonJS so they load in Jest's VM.
+// pglite, the schema engine) transformed to CommonJS so they load in Jest's VM, and
+// OpenTelemetry's OTLP exporter, whose `import("http")` Jest's VM refuses.
 module.exports = {
   testEnvironment: 'node',
   testEnvironmentOptions: { customExportConditions: ['source', 'node', 'node-addons'] },
@@ -16,7 +17,9 @@ module.exports = {
     '^eventsource-parser$': require.resolve('eventsource-parser'),
     '^eventsource-parser/stream$': require.resolve('eventsource-parser/stream'),
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@electric-sql|jose|@prisma/schema-engine-wasm)/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@electric-sql|jose|@prisma/schema-engine-wasm|@opentelemetry/otlp-exporter-base)/)',
+  ],
   // Per test and hook. Generous on purpose: on a shared 2-core machine under load a
   // harness start (database, migrations, servers) took over 30 s and failed whole
   // files; a hang still fails. Files that need a tighter bound pass their own.

@@ -1,5 +1,5 @@
 import { PROVIDERS } from '@platform/contract/providers';
-import { envFields, parseEnv, serviceEnvFields } from '@platform/service-kit';
+import { envFields, otelVariablesOf, parseEnv, serviceEnvFields } from '@platform/service-kit';
 import { z } from 'zod';
 
 /** One AI_BUDGET_DEFAULTS entry: `scope.period.unit=limit` (budgets/rules.ts parses it). */
@@ -222,6 +222,11 @@ export type GatewayEnv = z.infer<typeof ZGatewayEnv> & {
    * config adds (`providers.<name>.key_env`), which this schema cannot list.
    */
   PROVIDER_API_KEYS?: Readonly<Record<string, string>>;
+  /**
+   * The standard OTEL_* variables (OpenTelemetry's own names, read by its SDK):
+   * traces are on when they name an exporter endpoint (docs/observability.md).
+   */
+  OTEL?: Readonly<Record<string, string>>;
 };
 
 /** `TOGETHER_API_KEY`, `MY_VLLM_API_KEY`: upper-case, ending in `_API_KEY` (lanes config `key_env`). */
@@ -239,5 +244,5 @@ export function loadGatewayEnv(source: Record<string, string | undefined> = proc
   for (const [name, value] of Object.entries(source)) {
     if (value && isProviderKeyName(name)) keys[name] = value;
   }
-  return { ...parseEnv(ZGatewayEnv, source), PROVIDER_API_KEYS: keys };
+  return { ...parseEnv(ZGatewayEnv, source), PROVIDER_API_KEYS: keys, OTEL: otelVariablesOf(source) };
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { openServiceStorage } from '@platform/db';
 import { createLogger } from '@platform/logging';
-import { databasePoolMax, loadEnvOrExit, runServer } from '@platform/service-kit';
+import { databasePoolMax, loadEnvOrExit, runServer, startTracing } from '@platform/service-kit';
 import { loadServiceLanes } from './ai/config/priced-targets';
 import { createApp } from './app';
 import { buildGatewayDeps, closeGatewayDeps, SERVICE_NAME } from './deps';
@@ -20,6 +20,8 @@ export async function main(): Promise<void> {
   // In production a target without a price is refused too: a configuration error, not a free ride.
   const lanes = loadServiceLanes(env, Date.now());
   const logger = createLogger({ service: SERVICE_NAME, level: env.LOG_LEVEL });
+  // Before the app is built: its request span is added only while tracing is on (OTEL_* set).
+  const tracing = startTracing({ service: SERVICE_NAME, env: env.OTEL ?? {} });
   const storage = await openServiceStorage({
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
@@ -38,6 +40,8 @@ export async function main(): Promise<void> {
     await closeGatewayDeps(deps);
     await prisma.$disconnect();
     await storage.close();
+    // The last spans (this shutdown's requests included) go out before the process ends.
+    await tracing?.shutdown();
   };
   await runServer({ app: createApp(deps), port: env.PORT, host: env.HOST, logger, onClose: closeAll });
 }

@@ -1,4 +1,4 @@
-import { envFields, parseEnv, serviceEnvFields } from '@platform/service-kit';
+import { envFields, otelVariablesOf, parseEnv, serviceEnvFields } from '@platform/service-kit';
 import { z } from 'zod';
 
 const { urlOf } = envFields;
@@ -115,8 +115,14 @@ export const ZPaymentEnv = z
       ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'required in production' });
   });
 
-export type PaymentEnv = z.infer<typeof ZPaymentEnv>;
+export type PaymentEnv = z.infer<typeof ZPaymentEnv> & {
+  /**
+   * The standard OTEL_* variables (OpenTelemetry's own names, read by its SDK):
+   * traces are on when they name an exporter endpoint (docs/observability.md).
+   */
+  OTEL?: Readonly<Record<string, string>>;
+};
 
 export function loadPaymentEnv(source: Record<string, string | undefined> = process.env): PaymentEnv {
-  return parseEnv(ZPaymentEnv, source);
+  return { ...parseEnv(ZPaymentEnv, source), OTEL: otelVariablesOf(source) };
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { openServiceStorage } from '@platform/db';
 import { createHttpMetrics, createLogger } from '@platform/logging';
-import { databasePoolMax, loadEnvOrExit, runServer } from '@platform/service-kit';
+import { databasePoolMax, loadEnvOrExit, runServer, startTracing } from '@platform/service-kit';
 import { createApp, SERVICE_NAME } from './app';
 import { loadPaymentEnv } from './env';
 import { PrismaClient } from './generated/prisma/client';
@@ -17,6 +17,8 @@ import { startUsageSender } from './usage/sender';
 export async function main(): Promise<void> {
   const env = loadEnvOrExit(SERVICE_NAME, () => loadPaymentEnv());
   const logger = createLogger({ service: SERVICE_NAME, level: env.LOG_LEVEL });
+  // Before the app is built: its request span is added only while tracing is on (OTEL_* set).
+  const tracing = startTracing({ service: SERVICE_NAME, env: env.OTEL ?? {} });
   const stripeKeyWarning = placeholderStripeKeyWarning(env);
   if (stripeKeyWarning) logger.warn(stripeKeyWarning);
   const storage = await openServiceStorage({
@@ -57,6 +59,8 @@ export async function main(): Promise<void> {
     await usageSender?.stop();
     await prisma.$disconnect();
     await storage.close();
+    // The last spans (this shutdown's requests included) go out before the process ends.
+    await tracing?.shutdown();
   };
   await runServer({
     app,

@@ -1,5 +1,7 @@
+import { tracingOn } from '@platform/service-kit';
 import Stripe from 'stripe';
 import type { PaymentEnv } from './env';
+import { tracedStripeFetch } from './observability/stripe-spans';
 
 /** The Stripe API version this service is written against; pinned so upgrades are deliberate. */
 export const STRIPE_API_VERSION = '2026-10-28.endive' as const;
@@ -28,7 +30,8 @@ export function placeholderStripeKeyWarning(
  * The Stripe client. With `abortSignal` (the server's drain deadline) every call
  * still in flight when it fires is aborted, and later ones fail at once: the
  * requests waiting for them have been answered 503 by then. That needs Stripe's
- * fetch-based HTTP client, which hands each call's own timeout signal to fetch.
+ * fetch-based HTTP client, which hands each call's own timeout signal to fetch;
+ * tracing (when on) uses it too, for a span per Stripe call.
  */
 export function createStripeClient(
   env: Pick<
@@ -39,14 +42,16 @@ export function createStripeClient(
 ): Stripe {
   const base = env.STRIPE_API_BASE ? new URL(env.STRIPE_API_BASE) : undefined;
   const { abortSignal } = opts;
-  const httpClient = abortSignal
-    ? Stripe.createFetchHttpClient((url: string | URL | Request, init?: RequestInit) =>
+  const withDeadline = abortSignal
+    ? (url: string | URL | Request, init?: RequestInit) =>
         fetch(url, {
           ...init,
           signal: init?.signal ? AbortSignal.any([init.signal, abortSignal]) : abortSignal,
-        }),
-      )
+        })
     : undefined;
+  // With tracing on, every Stripe HTTP call is a span (observability/stripe-spans.ts).
+  const tracedFetch = tracingOn() ? tracedStripeFetch(withDeadline ?? fetch) : withDeadline;
+  const httpClient = tracedFetch ? Stripe.createFetchHttpClient(tracedFetch) : undefined;
   return new Stripe(env.STRIPE_SECRET_KEY, {
     ...(httpClient ? { httpClient } : {}),
     apiVersion: STRIPE_API_VERSION,

@@ -27,4 +27,20 @@ export {
 } from './server';
 export { createServiceApp, type ServiceAppOptions } from './service-app';
 export { startService } from './start-service';
+export {
+  annotateRequest,
+  annotateSpan,
+  endSpan,
+  inSpan,
+  otelVariablesOf,
+  requestEvent,
+  startSpan,
+  startTracing,
+  type TraceSpan,
+  type Tracing,
+  traced,
+  tracingOn,
+  tracingRequested,
+  withTraceHeaders,
+} from './tracing';
 export { DEFAULT_CONNECTION_BUDGET, databasePoolSize, servingProcesses } from './workers';

@@ -1,6 +1,7 @@
 import { createHttpMetrics, type HttpMetrics, httpLogger, type Logger, requestId } from '@platform/logging';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
+import { traceRequests, tracingOn } from './tracing';
 
 export type ServiceAppOptions = {
   service: string;
@@ -13,7 +14,7 @@ export type ServiceAppOptions = {
 
 /**
  * The head of every service's middleware chain, in the order the architecture
- * fixes: request id, metrics, access log (secrets redacted), helmet. Routes and
+ * fixes: (the trace span when tracing is on,) request id, metrics, access log (secrets redacted), helmet. Routes and
  * the error handler follow in the service's own createApp.
  */
 export function createServiceApp(opts: ServiceAppOptions): { app: Express; metrics: HttpMetrics } {
@@ -22,6 +23,8 @@ export function createServiceApp(opts: ServiceAppOptions): { app: Express; metri
   app.set('trust proxy', opts.trustProxyHops);
   app.set('query parser', 'simple');
   const metrics = opts.metrics ?? createHttpMetrics({ service: opts.service });
+  // The request span first, so that it covers the whole request (only while tracing is on: see tracing.ts).
+  if (tracingOn()) app.use(traceRequests());
   app.use(requestId());
   app.use(metrics.middleware);
   app.use(httpLogger(opts.logger));

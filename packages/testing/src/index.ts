@@ -9,6 +9,7 @@ export * from './http-server';
 export * from './kv';
 export * from './mcp-servers';
 export * from './openai-fake';
+export * from './otlp-receiver';
 export { perTestFile } from './per-file';
 export { type PromFamily, type PromMetric, parsePrometheusText } from './prometheus';
 export * from './servers';

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { ChatUsage } from '@platform/contract';
 import { AppError, isAppError } from '@platform/errors';
 import { addAccessLogFields } from '@platform/logging';
-import { sendJson } from '@platform/service-kit';
+import { endSpan, sendJson, startSpan, traced } from '@platform/service-kit';
 import type { Response } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
 import { GateRefusedError, type PendingAdmission, takePendingAdmission } from '../auth/pending-admission';
 import type { BudgetRequest, Reservation } from '../budgets/budgets';
+import { annotateRecord } from '../observability/spans';
 import { costMicros, type MediaUse, mediaCostMicros, priceOf, type TokenCounts } from '../usage/pricing';
 import type { LedgerRecord } from '../usage/record';
 import type { CacheTokens } from './chat';
@@ -251,7 +252,7 @@ export async function runAccounted(
   const budgetRequest = budgetRequestOf(rt, caller, request, base.startedAt);
   const [storedKeys, first] = await Promise.all([
     rt.storedKeys(caller.userId),
-    reserveAdmitted(rt, takePendingAdmission(res), budgetRequest),
+    traced('gateway.budget.reserve', {}, () => reserveAdmitted(rt, takePendingAdmission(res), budgetRequest)),
   ]);
   if (request.chat && first.completionCap !== undefined) capCompletion(request.chat, first.completionCap);
   const reservation = combinedReservation(first);
@@ -325,11 +326,14 @@ function createFinish(
   return (outcome) => {
     done ??= (async () => {
       const record = toLedgerRecord(rt, base, outcome, storedKeys);
+      annotateRecord(record);
+      const span = startSpan('gateway.ledger.append', { 'gateway.request_id': record.requestId });
       // Issued in the same tick: one pipelined round trip to Redis.
       const [appended, settled] = await Promise.allSettled([
         rt.ledger.append(record),
         reservation.settle({ totalTokens: record.totalTokens, costMicros: record.costMicros }),
       ]);
+      endSpan(span, undefined, appended.status === 'rejected' ? 'ledger_unavailable' : undefined);
       if (settled.status === 'rejected') {
         // The reservation stays counted until its window ends: the budget errs on the safe side.
         rt.logger.error({ err: String(settled.reason), request_id: base.requestId }, 'budget not settled');

@@ -1,5 +1,7 @@
 import type { ChatCompletionResponse, ChatUsage } from '@platform/contract';
+import { annotateSpan, tracingOn } from '@platform/service-kit';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
+import { chatResponseAttributes } from '../observability/spans';
 import { estimateChatPrompt, estimateTokens } from '../usage/estimate';
 import type { PreparedChat } from './chat-request';
 import type { Target } from './config/lanes';
@@ -64,10 +66,14 @@ export function runChatCompletion(
     lane: prepared.lane,
     storedKeys,
     clientSignal,
-    attempt: ({ target, credential, signal }) =>
-      rt.providers
+    attempt: async ({ target, credential, signal }) => {
+      const completion = await rt.providers
         .chat(credential)
-        .complete({ ...upstreamChatParams(prepared, target), stream: false }, signal, prepared.native),
+        .complete({ ...upstreamChatParams(prepared, target), stream: false }, signal, prepared.native);
+      // On the attempt's span: the model, finish reasons and tokens the provider reported.
+      if (tracingOn()) annotateSpan(chatResponseAttributes(completion));
+      return completion;
+    },
   });
 }
 

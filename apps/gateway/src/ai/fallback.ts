@@ -1,6 +1,8 @@
 import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
+import { inSpan, type TraceSpan } from '@platform/service-kit';
 import type { Clock } from '../clock';
+import { endAttemptSpan, startAttemptSpan, targetSkipped } from '../observability/spans';
 import type { CircuitBreaker } from './circuit-breaker';
 import type { Target } from './config/lanes';
 import type { AiMetrics } from './metrics';
@@ -160,11 +162,13 @@ export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<Fall
         { provider: target.provider, model: target.model },
         'upstream skipped: no key configured',
       );
+      targetSkipped(target, 'no_key');
       continue;
     }
     if (opts.breaker?.isOpen(credential, target.model)) {
       coolingDown.push({ credential, model: target.model });
       opts.logger.debug({ provider: target.provider, model: target.model }, 'upstream skipped: cooling down');
+      targetSkipped(target, 'breaker_open');
       continue;
     }
     if (last) opts.metrics.fallback(opts.endpoint, lastTarget?.provider ?? 'none');
@@ -191,11 +195,32 @@ export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<Fall
       opts.clientSignal.addEventListener('abort', onClientGone, { once: true });
       const attemptStart = opts.clock();
       attempts += 1;
+      const span = startAttemptSpan({
+        endpoint: opts.endpoint,
+        target,
+        credential,
+        position: index + 1,
+        retry,
+        attempt: attempts,
+        breakerState: 'closed',
+      });
       try {
-        const value = await opts.attempt({ target, credential, signal: controller.signal });
+        // The attempt's span is active inside: the provider call carries it on as `traceparent`.
+        const value = await inSpan(span, () =>
+          opts.attempt({ target, credential, signal: controller.signal }),
+        );
         clearTimeout(timer);
         const latencyMs = opts.clock() - attemptStart;
-        logAttempt(opts, index, target, credential, { outcome: 'success', status: 200 }, latencyMs, retry);
+        logAttempt(
+          opts,
+          index,
+          target,
+          credential,
+          { outcome: 'success', status: 200 },
+          latencyMs,
+          retry,
+          span,
+        );
         opts.breaker?.record(credential, target.model, 'success');
         return { value, target, credential, controller, latencyMs: opts.clock() - started, attempts, index };
       } catch (err) {
@@ -203,7 +228,7 @@ export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<Fall
         opts.clientSignal.removeEventListener('abort', onClientGone);
         const latencyMs = opts.clock() - attemptStart;
         failure = classifyUpstreamError(err, { timedOut, clientGone: opts.clientSignal.aborted });
-        logAttempt(opts, index, target, credential, failure, latencyMs, retry);
+        logAttempt(opts, index, target, credential, failure, latencyMs, retry, span);
         if (failure.outcome === 'aborted') throw new ClientGoneError();
       }
       if (!opts.retry || retry >= opts.retry.maxRetries) break;
@@ -244,8 +269,10 @@ function logAttempt<T>(
   result: { outcome: AttemptOutcome; status: number | undefined; reason?: string | null },
   latencyMs: number,
   retry: number,
+  span: TraceSpan,
 ): void {
   opts.metrics.attempt(target.provider, result.outcome, latencyMs / 1000);
+  endAttemptSpan(span, result, latencyMs);
   const fields = {
     endpoint: opts.endpoint,
     attempt: index + 1,

@@ -1,3 +1,4 @@
+import { withTraceHeaders } from '@platform/service-kit';
 import { Pool } from 'undici';
 import type { SseBody } from './sse-parser';
 import { type ProviderErrorReading, UpstreamHttpError, UpstreamProtocolError } from './upstream-errors';
@@ -73,7 +74,13 @@ export function createUpstreamPool(baseUrl: string, endpoint: string, readError?
   });
   return {
     async post(headers, body, signal) {
-      const res = await pool.request({ path, method: 'POST', headers, body: JSON.stringify(body), signal });
+      const res = await pool.request({
+        path,
+        method: 'POST',
+        headers: withTraceHeaders(headers),
+        body: JSON.stringify(body),
+        signal,
+      });
       const resBody = res.body as unknown as UpstreamBody;
       if (res.statusCode < 200 || res.statusCode > 299)
         throw await drainError(res.statusCode, res.headers, resBody, readError);

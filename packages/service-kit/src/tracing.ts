@@ -1,0 +1,243 @@
+import type { Attributes, Context, ContextAPI, Span, SpanKind, TraceAPI } from '@opentelemetry/api';
+import { addAccessLogFields } from '@platform/logging';
+import type { RequestHandler } from 'express';
+
+/**
+ * OpenTelemetry traces, on only when the standard OTEL_* variables ask for
+ * them (docs/observability.md). Off, nothing of the SDK is loaded: every
+ * helper here starts with one check of `on` and returns, so the request path
+ * pays a branch, not a no-op span per call. On, `@opentelemetry/sdk-node`
+ * reads the rest of the standard variables itself (protocol, sampler,
+ * headers, batch sizes) and exports over OTLP/HTTP.
+ */
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+type On = {
+  api: {
+    trace: TraceAPI;
+    context: ContextAPI;
+    propagation: typeof import('@opentelemetry/api').propagation;
+    ROOT_CONTEXT: Context;
+  };
+  tracer: ReturnType<TraceAPI['getTracer']>;
+  requestSpanKey: symbol;
+  kinds: typeof SpanKind;
+  statusError: number;
+};
+
+let on: On | undefined;
+
+/** A span, or undefined while tracing is off (every helper takes both). */
+export type TraceSpan = Span | undefined;
+
+/**
+ * Whether the environment asks for traces: an OTLP endpoint (the general or
+ * the traces one) or an explicit OTEL_TRACES_EXPORTER, unless
+ * OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none.
+ */
+export function tracingRequested(env: Env): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
+  if (exporter === 'none') return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || exporter);
+}
+
+/** The standard OTEL_* variables of `source` (the env.ts of each service keeps them for startTracing). */
+export function otelVariablesOf(source: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(source))
+    if (value && name.startsWith('OTEL_')) out[name] = value;
+  return out;
+}
+
+export type Tracing = {
+  /** Exports what the batch processor holds now (tests, shutdown). */
+  flush(): Promise<void>;
+  /** Exports the rest and stops; tracing is off afterwards. */
+  shutdown(): Promise<void>;
+};
+
+/**
+ * Starts the SDK when `env` asks for it (see tracingRequested), else returns
+ * undefined and loads nothing. Traces only: the SDK's metrics and logs stay
+ * off (metrics are Prometheus' job here). Call once per process, before the
+ * app is built: createServiceApp adds the request span only when tracing is on.
+ */
+export function startTracing(opts: { service: string; env: Env }): Tracing | undefined {
+  if (!tracingRequested(opts.env) || on) return undefined;
+  // Loaded here, not at the top: with tracing off none of this is in memory.
+  const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const sdk = new NodeSDK({
+    ...(opts.env.OTEL_SERVICE_NAME ? {} : { serviceName: opts.service }),
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [],
+  });
+  sdk.start();
+  on = {
+    api,
+    tracer: api.trace.getTracer(`@platform/${opts.service}`),
+    requestSpanKey: api.createContextKey('platform request span'),
+    kinds: api.SpanKind,
+    statusError: api.SpanStatusCode.ERROR,
+  };
+  const provider = () =>
+    (
+      api.trace.getTracerProvider() as { getDelegate?: () => { forceFlush?: () => Promise<void> } }
+    ).getDelegate?.();
+  return {
+    flush: async () => {
+      await provider()?.forceFlush?.();
+    },
+    shutdown: async () => {
+      on = undefined;
+      await sdk.shutdown();
+      api.trace.disable();
+      api.context.disable();
+      api.propagation.disable();
+    },
+  };
+}
+
+/** True while the SDK runs (the cheap check hot paths make first). */
+export function tracingOn(): boolean {
+  return on !== undefined;
+}
+
+/** The route as Express matched it (`/api/v1/ai/chat/stream`), else undefined. */
+function routeOf(req: Parameters<RequestHandler>[0]): string | undefined {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? `${req.baseUrl}${path}` : undefined;
+}
+
+/**
+ * One SERVER span per request, continuing the caller's trace when it sent a
+ * valid `traceparent`; active (AsyncLocalStorage) for everything the request
+ * runs, so child spans and the upstream `traceparent` hang under it. The
+ * trace id goes on the access-log line to find the trace from the log.
+ */
+export function traceRequests(): RequestHandler {
+  return (req, res, next) => {
+    const t = on;
+    if (!t) return next();
+    const parent = t.api.propagation.extract(t.api.ROOT_CONTEXT, req.headers);
+    const span = t.tracer.startSpan(
+      req.method,
+      {
+        kind: t.kinds.SERVER,
+        attributes: {
+          'http.request.method': req.method,
+          'url.path': req.path,
+          ...(req.get('user-agent') ? { 'user_agent.original': req.get('user-agent') } : {}),
+        },
+      },
+      parent,
+    );
+    const ctx = t.api.trace.setSpan(parent, span).setValue(t.requestSpanKey, span);
+    addAccessLogFields(res, { trace_id: span.spanContext().traceId });
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      const route = routeOf(req);
+      if (route) span.updateName(`${req.method} ${route}`).setAttribute('http.route', route);
+      const requestId = res.locals.requestId;
+      if (typeof requestId === 'string') span.setAttribute('platform.request_id', requestId);
+      span.setAttribute('http.response.status_code', res.statusCode);
+      if (!res.writableFinished) span.setAttribute('platform.client_gone', true);
+      if (res.statusCode >= 500) span.setStatus({ code: t.statusError });
+      span.end();
+    };
+    res.once('finish', end);
+    res.once('close', end);
+    t.api.context.bind(ctx, req);
+    t.api.context.bind(ctx, res);
+    t.api.context.with(ctx, next);
+  };
+}
+
+/** A child of the active span (a request's, an attempt's), or undefined while tracing is off. */
+export function startSpan(
+  name: string,
+  attributes: Attributes,
+  kind: 'internal' | 'client' = 'internal',
+): TraceSpan {
+  const t = on;
+  if (!t) return undefined;
+  return t.tracer.startSpan(name, {
+    kind: kind === 'client' ? t.kinds.CLIENT : t.kinds.INTERNAL,
+    attributes,
+  });
+}
+
+/** Runs `fn` with `span` active (its children and outgoing `traceparent` hang under it). */
+export function inSpan<T>(span: TraceSpan, fn: () => T): T {
+  const t = on;
+  if (!t || !span) return fn();
+  return t.api.context.with(t.api.trace.setSpan(t.api.context.active(), span), fn);
+}
+
+/** Ends `span`; with `errorType`, marks it failed (`error.type`, status ERROR). */
+export function endSpan(span: TraceSpan, attributes?: Attributes, errorType?: string): void {
+  if (!span) return;
+  if (attributes) span.setAttributes(attributes);
+  if (errorType) {
+    span.setAttribute('error.type', errorType);
+    span.setStatus({ code: on?.statusError ?? 2 });
+  }
+  span.end();
+}
+
+/** `fn` inside a span of its own, ended when it settles (failed when it throws). */
+export async function traced<T>(name: string, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
+  const span = startSpan(name, attributes);
+  if (!span) return fn();
+  try {
+    const value = await inSpan(span, fn);
+    endSpan(span);
+    return value;
+  } catch (err) {
+    endSpan(span, undefined, err instanceof Error ? err.name : 'error');
+    throw err;
+  }
+}
+
+/** Adds attributes to the active span (an attempt's inside inSpan). */
+export function annotateSpan(attributes: Attributes): void {
+  const t = on;
+  if (!t) return;
+  t.api.trace.getActiveSpan()?.setAttributes(attributes);
+}
+
+/** Adds attributes to the request's SERVER span, from anywhere inside the request. */
+export function annotateRequest(attributes: Attributes, errorType?: string): void {
+  const t = on;
+  if (!t) return;
+  const span = t.api.context.active().getValue(t.requestSpanKey) as Span | undefined;
+  if (!span) return;
+  span.setAttributes(attributes);
+  if (errorType) span.setAttribute('error.type', errorType);
+}
+
+/** Adds an event (a skipped target, a continuation) to the request's span. */
+export function requestEvent(name: string, attributes: Attributes): void {
+  const t = on;
+  if (!t) return;
+  const span = t.api.context.active().getValue(t.requestSpanKey) as Span | undefined;
+  span?.addEvent(name, attributes);
+}
+
+/**
+ * `headers` plus the active context's `traceparent` (and `tracestate`) for an
+ * outgoing call: a copy, since callers share their header objects; the same
+ * object while tracing is off.
+ */
+export function withTraceHeaders(headers: Record<string, string>): Record<string, string> {
+  const t = on;
+  if (!t) return headers;
+  const out = { ...headers };
+  t.api.propagation.inject(t.api.context.active(), out);
+  return out;
+}
