@@ -13,7 +13,7 @@ import { type Budgets, createBudgets } from './budgets/budgets';
 import type { BudgetCounterStore } from './budgets/counter-store';
 import { createMemoryCounterStore } from './budgets/counter-store-memory';
 import { createRedisCounterStore } from './budgets/counter-store-redis';
-import { listUserBudgets } from './budgets/repo';
+import { listUserBudgets, useInWindow } from './budgets/repo';
 import { type BudgetDefault, parseBudgetDefaults } from './budgets/rules';
 import { type Clock, systemClock } from './clock';
 import type { GatewayEnv } from './env';
@@ -120,7 +120,7 @@ function moneyAdapters(
   const { kv, prisma, logger } = base;
   const counters = (): BudgetCounterStore =>
     kv.kind === 'redis'
-      ? createRedisCounterStore((kv as RedisKeyValueStore).redis, (kv as RedisKeyValueStore).keyPrefix)
+      ? createRedisCounterStore((kv as RedisKeyValueStore).redis, (kv as RedisKeyValueStore).keyPrefix, clock)
       : memoryCountersOf(kv, clock);
   if (overrides.ledgerAdapter) return { ledger: overrides.ledgerAdapter, counters: counters() };
   const durable = (primary: UsageLedger, direct: PrismaClient | null) =>
@@ -171,6 +171,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     store: counters,
     defaults: budgetDefaultsOf(env),
     loadUserRules: (userId) => listUserBudgets(prisma, userId),
+    windowUse: (userId, id, window) => useInWindow(prisma, userId, id, window),
     logger,
     now: clock,
   });

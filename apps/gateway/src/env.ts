@@ -140,6 +140,12 @@ export const ZGatewayEnv = z
       .string()
       .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 : _ . -')
       .default('gateway:'),
+    /**
+     * A production start refuses a Redis without `appendonly yes` and
+     * `maxmemory-policy noeviction` (it holds the ledger backlog and the
+     * budget counters) unless this says its persistence is managed elsewhere.
+     */
+    REDIS_PERSISTENCE_MANAGED: envFields.bool(false),
     /** Ledger entries pending this long at a consumer (a killed worker) are taken over by another. */
     USAGE_LEDGER_CLAIM_IDLE_MS: envFields.positiveInt(30_000),
     /**

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { openServiceStorage } from '@platform/db';
+import { openServiceStorage, type RedisKeyValueStore } from '@platform/db';
 import { createLogger } from '@platform/logging';
 import { databasePoolMax, loadEnvOrExit, runServer, startTracing } from '@platform/service-kit';
 import { loadServiceLanes } from './ai/config/priced-targets';
@@ -8,6 +8,7 @@ import { buildGatewayDeps, closeGatewayDeps, SERVICE_NAME } from './deps';
 import { loadGatewayEnv } from './env';
 import { PrismaClient } from './generated/prisma/client';
 import { warnIfMailerUnreachable } from './mail';
+import { assertRedisKeepsMoney } from './usage/redis-keeps-money';
 
 /**
  * The service itself: env, storage (migrations under their advisory lock),
@@ -31,6 +32,13 @@ export async function main(): Promise<void> {
     logger,
     poolMax: databasePoolMax(env),
   });
+  if (env.NODE_ENV === 'production' && storage.kv.kind === 'redis') {
+    // Redis holds the only copy of the ledger backlog and the budget counters.
+    await assertRedisKeepsMoney((storage.kv as RedisKeyValueStore).redis, {
+      managed: env.REDIS_PERSISTENCE_MANAGED,
+      logger,
+    });
+  }
   const prisma = new PrismaClient({ adapter: storage.db.adapter });
   const deps = buildGatewayDeps({ env, lanes, logger, prisma, kv: storage.kv });
   // Not awaited: a slow mail server must not delay the start, only be reported.

@@ -32,6 +32,8 @@ describeWith(redis)('the budget counters on Redis', () => {
     limit,
     need,
     ttlMs: 60_000,
+    // A window that began after either store started keeping counters: a missing counter is unused, not lost.
+    windowStartsAt: Date.now() + 3_600_000,
   });
 
   /** Reservations issued together (all before any is awaited), answered in order. */
@@ -41,6 +43,27 @@ describeWith(redis)('the budget counters on Redis', () => {
   ): Promise<ReserveResult[]> {
     return Promise.all(calls.map(([claims, minPpm, gate]) => store.reserve(claims, minPpm, gate)));
   }
+
+  it('a counter missing in a window older than the store is rebuilt before anything is admitted', async () => {
+    const redisStore = createRedisCounterStore(kv.redis, kv.keyPrefix);
+    const memoryStore = createMemoryCounterStore(Date.now, kv);
+    for (const [name, store] of [
+      ['redis', redisStore],
+      ['memory', memoryStore],
+    ] as const) {
+      const [lost, fine] = [fresh(`lost-${name}`), fresh(`fine-${name}`)];
+      // The first counter's window began before the store kept counters (a restart lost it).
+      const claims = [{ ...claim(lost, 100, 30), windowStartsAt: 0 }, claim(fine, 100, 30)];
+      expect([name, await store.reserve(claims, 0)]).toEqual([name, { ok: false, rebuild: [0] }]);
+      // Nothing was counted by the refused call.
+      expect(await store.read([lost, fine])).toEqual([0, 0]);
+      await store.rebuild(lost, 80, 60_000);
+      // A rebuild never overwrites a counter that exists meanwhile.
+      await store.rebuild(lost, 5, 60_000);
+      expect(await store.reserve(claims, 0)).toEqual({ ok: true, ppm: 666_666 });
+      expect(await store.read([lost, fine])).toEqual([100, 20]);
+    }
+  });
 
   it('concurrent reservations on shared counters answer as the same reservations one at a time', async () => {
     const redisStore = createRedisCounterStore(kv.redis, kv.keyPrefix);

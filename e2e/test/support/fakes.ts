@@ -45,5 +45,7 @@ export function gatewayFakeEnv(fakes: Fakes, publicUrl: string): Record<string, 
     SMTP_URL: fakes.smtp.url,
     AI_PROVIDER_BASE_URLS: PROVIDERS.map((p) => `${p}=${fakes.openai.baseURL}`).join(','),
     PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    // The tests' Redis is throw-away (no AOF): a production start would refuse it (usage/redis-keeps-money.ts).
+    REDIS_PERSISTENCE_MANAGED: 'true',
   };
 }

@@ -93,6 +93,12 @@ export type BudgetsOptions = {
   now?: () => number;
   /** How long one instance trusts its copy of a user's rules; a change made elsewhere applies within it. */
   cacheMs?: number;
+  /**
+   * A budget's use in a window from the daily sums (Postgres): what a counter
+   * the store lost is rebuilt to before it admits anything. Absent: rebuilt
+   * to 0 (unit tests without Postgres).
+   */
+  windowUse?: (userId: string, id: BudgetId, window: BudgetWindow) => Promise<number>;
 };
 
 function matches(rule: BudgetId, id: BudgetId): boolean {
@@ -192,6 +198,28 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
       ],
     });
 
+  /** Lost counters set (if still absent) to their window's use in the daily sums, logged. */
+  const rebuild = async (
+    userId: string,
+    indices: readonly number[],
+    ids: readonly BudgetId[],
+    claims: readonly CounterClaim[],
+    windows: Record<BudgetPeriod, BudgetWindow>,
+  ) => {
+    await Promise.all(
+      indices.map(async (i) => {
+        const id = ids[i] as BudgetId;
+        const claim = claims[i] as CounterClaim;
+        const used = opts.windowUse ? await opts.windowUse(userId, id, windows[id.period]) : 0;
+        await opts.store.rebuild(claim.key, used, claim.ttlMs);
+        opts.logger.warn(
+          { budget: claim.key, used },
+          'budget counter missing in its window; rebuilt from the daily sums',
+        );
+      }),
+    );
+  };
+
   const userDailyTokens = (rules: readonly BudgetRule[]) =>
     limitOf(rules, { scope: 'user', subject: '', period: 'daily', unit: 'tokens' });
 
@@ -228,6 +256,7 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
           limit: limitOf(rules, id) ?? UNLIMITED,
           need: id.unit === 'tokens' ? needTokens : needCost,
           ttlMs: w.endsAt - at + TTL_MARGIN_MS,
+          windowStartsAt: w.startsAt,
         };
       });
       // Admitted only if what is left holds the prompt and one completion
@@ -238,7 +267,13 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
         req.completionTokens === 0
           ? 1_000_000
           : Math.floor(((req.promptTokens + 1) * 1_000_000) / needTokens);
-      const result = await opts.store.reserve(claims, minPpm, gate);
+      let result = await opts.store.reserve(claims, minPpm, gate);
+      // Counters the store lost are rebuilt from the daily sums before anything is admitted.
+      for (let round = 0; !result.ok && 'rebuild' in result && round < 3; round += 1) {
+        await rebuild(req.userId, result.rebuild, ids, claims, windows);
+        result = await opts.store.reserve(claims, minPpm, gate);
+      }
+      if (!result.ok && 'rebuild' in result) throw new AppError('service_unavailable');
       if (!result.ok && 'gate' in result) throw new GateRefusedError(result.gate);
       if (!result.ok) {
         // One that could never fit says so first: waiting for the window to reset would not help.

@@ -12,6 +12,8 @@ export function createMemoryCounterStore(
   kv?: { get(key: string): Promise<string | null> } & WindowCounter,
 ): BudgetCounterStore {
   const counters = new Map<string, { value: number; expiresAt: number }>();
+  // Counters older than this process were lost with the last one (see ReserveResult.rebuild).
+  const keepingSince = now();
   const currentOf = (key: string) => {
     const c = counters.get(key);
     if (!c) return 0;
@@ -29,6 +31,10 @@ export function createMemoryCounterStore(
   };
   return {
     async reserve(claims, minPpm, gate) {
+      const lost = claims.flatMap((c, i) =>
+        c.windowStartsAt < keepingSince && currentOf(c.key) === 0 && !counters.has(c.key) ? [i] : [],
+      );
+      if (lost.length > 0) return { ok: false, rebuild: lost };
       if (gate) {
         if (!kv) throw new Error('a gated reservation needs the key-value store');
         if ((await kv.get(gate.markerKey)) !== null) return { ok: false, gate: { refused: 'revoked' } };
@@ -62,6 +68,9 @@ export function createMemoryCounterStore(
     },
     async seed(key, value, ttlMs) {
       counters.set(key, { value, expiresAt: now() + ttlMs });
+    },
+    async rebuild(key, value, ttlMs) {
+      if (currentOf(key) === 0 && !counters.has(key)) counters.set(key, { value, expiresAt: now() + ttlMs });
     },
   };
 }

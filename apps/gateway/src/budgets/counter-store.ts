@@ -1,7 +1,17 @@
 import type { AdmissionGate, GateVerdict } from '../auth/pending-admission';
 
-/** One counter a reservation touches: its limit and what this request needs. */
-export type CounterClaim = { key: string; limit: number; need: number; ttlMs: number };
+/**
+ * One counter a reservation touches: its limit and what this request needs;
+ * `windowStartsAt` (ms) tells a counter missing inside its window because the
+ * store lost it (see BudgetCounterStore.reserve) from one not used yet.
+ */
+export type CounterClaim = {
+  key: string;
+  limit: number;
+  need: number;
+  ttlMs: number;
+  windowStartsAt: number;
+};
 
 /** A change to one counter: `by` added (negative gives back); `ttlMs` its expiry if it has none. */
 export type CounterDelta = { key: string; by: number; ttlMs: number };
@@ -12,7 +22,14 @@ export type ReserveResult =
   /** Counter `index` is at or over its limit, or has less left than `minPpm` of its need; nothing was reserved. */
   | { ok: false; index: number }
   /** The admission gate refused; nothing was counted on the budget counters. */
-  | { ok: false; gate: GateVerdict };
+  | { ok: false; gate: GateVerdict }
+  /**
+   * These counters (indices) are missing inside their window, and the store
+   * has been keeping counters for less time than that window (it lost them:
+   * a Redis restart without AOF, an eviction, a process restart in memory).
+   * Nothing was reserved nor counted: rebuild them, then reserve again.
+   */
+  | { ok: false; rebuild: number[] };
 
 /**
  * Budget counters, atomic across every instance. Two adapters: Redis (one Lua
@@ -34,6 +51,8 @@ export type BudgetCounterStore = {
   read(keys: readonly string[]): Promise<number[]>;
   /** Sets a counter to `value` (a budget that starts being counted mid-window: its use so far). */
   seed(key: string, value: number, ttlMs: number): Promise<void>;
+  /** Sets a counter to `value` unless it exists meanwhile (a lost counter rebuilt from the daily sums). */
+  rebuild(key: string, value: number, ttlMs: number): Promise<void>;
 };
 
 /** What a reserve with share `ppm` takes of `need`; both adapters and the settle use it. */
