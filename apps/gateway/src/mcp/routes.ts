@@ -38,6 +38,7 @@ export function createMcpRouter(
     if (typeof id === 'string') {
       const session = sessions.get(id, auth.apiKeyId);
       if (!session) return jsonRpcError(res, 404, -32001, 'Session not found');
+      sessions.track(session, res);
       await session.transport.handleRequest(req, res, req.body);
       return;
     }
@@ -49,6 +50,7 @@ export function createMcpRouter(
       return jsonRpcError(res, 400, -32600, `x-project-id must be 1 to ${MAX_PROJECT_ID} characters`);
     }
     const session = await sessions.open({ userId: auth.userId, apiKeyId: auth.apiKeyId, projectId });
+    sessions.track(session, res);
     await session.transport.handleRequest(req, res, req.body);
   };
   router.post('/mcp', opts.auth, opts.json, handle);

@@ -14,11 +14,15 @@ export type ClientSession = {
   server: Server;
   pool: UpstreamPool;
   lastUsed: number;
+  /** HTTP requests of this session still open (a call running, an SSE stream held): it is not idle. */
+  inflight: number;
 };
 
 export type SessionStore = {
   /** The session with this id, if it is open and belongs to this key. */
   get(id: string, apiKeyId: string): ClientSession | undefined;
+  /** Counts an HTTP request of the session until its response closes; the session is in use meanwhile. */
+  track(session: ClientSession, res: { once(event: 'close', listener: () => void): unknown }): void;
   /** A new session for `owner`; kept once its initialize succeeded (the transport assigns its id). */
   open(owner: SessionOwner): Promise<ClientSession>;
   size(): number;
@@ -45,7 +49,7 @@ export function createSessionStore(rt: McpRuntime): SessionStore {
   };
   const sweep = () => {
     const idleBefore = rt.clock() - rt.config.session_idle_ms;
-    for (const [id, s] of sessions) if (s.lastUsed < idleBefore) void end(id);
+    for (const [id, s] of sessions) if (s.inflight === 0 && s.lastUsed < idleBefore) void end(id);
   };
   const timer = setInterval(sweep, Math.min(rt.config.session_idle_ms, 60_000));
   timer.unref();
@@ -61,6 +65,13 @@ export function createSessionStore(rt: McpRuntime): SessionStore {
       s.lastUsed = rt.clock();
       return s;
     },
+    track(session, res) {
+      session.inflight += 1;
+      res.once('close', () => {
+        session.inflight -= 1;
+        session.lastUsed = rt.clock();
+      });
+    },
     async open(owner) {
       const pool = createUpstreamPool({
         timeoutMs: (s) => s.timeout_ms ?? rt.config.timeout_ms,
@@ -70,6 +81,7 @@ export function createSessionStore(rt: McpRuntime): SessionStore {
         owner,
         pool,
         lastUsed: rt.clock(),
+        inflight: 0,
         server: createSessionServer({ rt, owner, pool, catalog: emptyCatalog() }),
         transport: new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
