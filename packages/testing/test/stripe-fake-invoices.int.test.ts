@@ -34,6 +34,30 @@ async function meteredSubscription() {
   return { meter, customer, price, subscription, send };
 }
 
+describe('24-hour windows', () => {
+  test('an idempotency key and an identifier are forgotten after 24 hours: a resend then counts again', async () => {
+    const { customer } = await meteredSubscription();
+    const timestamp = clock;
+    const call = () =>
+      stripe.billing.meterEvents.create(
+        {
+          event_name: 'ai_tokens',
+          identifier: 'same',
+          timestamp,
+          payload: { stripe_customer_id: customer.id, value: '2' },
+        },
+        { idempotencyKey: 'meter-event:same' },
+      );
+    await call();
+    clock += 3600;
+    await call(); // replayed from the idempotency cache
+    expect(fake.meters.total('ai_tokens', customer.id)).toBe(2);
+    clock += 24 * 3600;
+    await call();
+    expect(fake.meters.total('ai_tokens', customer.id)).toBe(4);
+  });
+});
+
 describe('invoices of metered subscriptions', () => {
   test('a metered price is created on its meter; a metered price without a meter is refused', async () => {
     const { price, meter } = await meteredSubscription();

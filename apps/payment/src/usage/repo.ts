@@ -264,3 +264,26 @@ export async function readPeriodTotals(
     billed_by_hand: of('billed_by_hand'),
   };
 }
+
+/**
+ * The outbox's view of one user, event name and minute: the value Stripe
+ * acknowledged (sent) and the rows that may be at Stripe without payment
+ * knowing (a call was made, no acknowledgement recorded).
+ */
+export async function readMinuteTotals(
+  prisma: PrismaClient,
+  opts: { userId: string; eventName: string; from: Date; to: Date },
+): Promise<{ sent: number; maybeSent: number; maybeSentIds: string[] }> {
+  const rows = await prisma.$queryRaw<
+    Array<{ id: string; status: string; value: number; attempted: boolean }>
+  >`
+    SELECT id, status, value, first_attempt_at IS NOT NULL AS attempted FROM usage_events
+    WHERE user_id = ${opts.userId} AND event_name = ${opts.eventName}
+      AND occurred_at >= ${opts.from} AND occurred_at < ${opts.to}`;
+  const maybe = rows.filter((r) => r.status !== 'sent' && r.status !== 'billed_by_hand' && r.attempted);
+  return {
+    sent: rows.filter((r) => r.status === 'sent').reduce((sum, r) => sum + r.value, 0),
+    maybeSent: maybe.reduce((sum, r) => sum + r.value, 0),
+    maybeSentIds: maybe.map((r) => r.id),
+  };
+}

@@ -17,6 +17,7 @@ import {
   markSent,
   releaseEvents,
 } from './repo';
+import { checkAtStripe, needsResendCheck } from './resend-check';
 import { classifySendFailure, retryDelayMs, type SendFailure } from './send-failure';
 
 export type SenderDeps = {
@@ -137,12 +138,15 @@ export function startUsageSender(deps: SenderDeps): UsageSender {
    * rest go out with the subscription's customer. Null after a failure that
    * put the group back.
    */
-  async function placeGroup(rows: ClaimedEvent[]): Promise<Array<[ClaimedEvent, BillingItem]> | null> {
+  async function placeGroup(
+    rows: ClaimedEvent[],
+  ): Promise<{ send: Array<[ClaimedEvent, BillingItem]>; meterId: string } | null> {
     const [first] = rows;
-    if (!first) return [];
+    if (!first) return null;
     let items: BillingItem[];
+    let meterId: string | undefined;
     try {
-      const meterId = await directory.idOf(first.eventName);
+      meterId = await directory.idOf(first.eventName);
       if (meterId === undefined) {
         const message = `No active meter was found for event_name '${first.eventName}'.`;
         noteFailure({ kind: 'refused', retry: false, message });
@@ -176,13 +180,40 @@ export function startUsageSender(deps: SenderDeps): UsageSender {
         );
       }
     }
-    return send;
+    return { send, meterId };
+  }
+
+  /**
+   * A row first sent more than 23 hours ago may be at Stripe already, beyond
+   * its identifier window: checked against the meter's summary first
+   * (resend-check.ts). True when the row was dealt with here (marked sent or
+   * held for review) and must not be sent.
+   */
+  async function settledByCheck(row: ClaimedEvent, meterId: string, customer: string): Promise<boolean> {
+    if (!needsResendCheck(row, deps.now())) return false;
+    const verdict = await checkAtStripe(deps, row, meterId, customer);
+    if (verdict === 'absent') return false;
+    if (verdict === 'present') {
+      await markSent(deps.prisma, row.id, customer);
+      deps.metrics.sent();
+      logger.info({ eventId: row.id }, 'usage event already on the meter past 24 h; marked sent, not resent');
+      return true;
+    }
+    const reason = 'maybe at Stripe past its 24 h identifier window: the meter summary does not tell';
+    await markHeld(deps.prisma, { ids: [row.id], token, status: 'review', reason });
+    deps.metrics.held('review', 1);
+    logger.warn(
+      { eventId: row.id, userId: row.userId, value: row.value },
+      `usage event held for review: ${reason}`,
+    );
+    return true;
   }
 
   /** Sends one user+meter group in order; a retryable failure puts the rest back. */
   async function sendGroup(rows: ClaimedEvent[], leaseEndsAt: number): Promise<void> {
-    const placed = await placeGroup(rows);
-    if (!placed || placed.length === 0) return;
+    const group = await placeGroup(rows);
+    if (!group || group.send.length === 0) return;
+    const placed = group.send;
     await markAttempted(
       deps.prisma,
       placed.map(([row]) => row.id),
@@ -198,7 +229,13 @@ export function startUsageSender(deps: SenderDeps): UsageSender {
           attempted: false,
         });
       }
-      const failure = await sendOne(row, item.stripeCustomerId);
+      let failure: SendFailure | undefined;
+      try {
+        if (await settledByCheck(row, group.meterId, item.stripeCustomerId)) continue;
+        failure = await sendOne(row, item.stripeCustomerId);
+      } catch (err) {
+        failure = classifySendFailure(err);
+      }
       if (!failure) continue;
       if (!failure.retry) {
         noteFailure(failure);

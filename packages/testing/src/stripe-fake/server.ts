@@ -63,13 +63,17 @@ export type ServerState = {
   requests: StripeFakeRequest[];
   faults: Array<StripeFault & { left: number }>;
   hangs: Array<StripeHang & { left: number }>;
+  /** Stripe keeps an idempotency key for at least 24 hours; `created` is the store clock's unix seconds. */
   idempotency: Map<
     string,
-    { endpoint: string; raw: string; status: number; body: string; requestId: string }
+    { endpoint: string; raw: string; status: number; body: string; requestId: string; created: number }
   >;
   apiKey: string | undefined;
   routeOptions: RouteOptions;
 };
+
+/** How long Stripe keeps an idempotency key (its documented minimum). */
+const IDEMPOTENCY_KEY_SECONDS = 24 * 3600;
 
 const DEFAULT_STATUS: Record<StripeErrorType, number> = {
   api_error: 500,
@@ -175,7 +179,12 @@ export function createStripeHandler(state: ServerState) {
 
     const endpoint = `${method} ${url.pathname}`;
     const cacheKey = idempotencyKey ? `${headers.authorization} ${idempotencyKey}` : undefined;
-    const cached = cacheKey ? state.idempotency.get(cacheKey) : undefined;
+    let cached = cacheKey ? state.idempotency.get(cacheKey) : undefined;
+    // Keys are pruned once they are 24 hours old: a later request with the key runs afresh.
+    if (cached && cacheKey && state.store.now() - cached.created >= IDEMPOTENCY_KEY_SECONDS) {
+      state.idempotency.delete(cacheKey);
+      cached = undefined;
+    }
     if (cached && idempotencyKey) {
       if (cached.endpoint !== endpoint) {
         return fail(
@@ -217,7 +226,15 @@ export function createStripeHandler(state: ServerState) {
       const pathParams = (route.pattern.exec(url.pathname) ?? []).slice(1).map((s) => decodeURIComponent(s));
       const body = route.handle({ store: state.store, params, pathParams, options: state.routeOptions });
       const json = JSON.stringify(body);
-      if (cacheKey) state.idempotency.set(cacheKey, { endpoint, raw, status: 200, body: json, requestId });
+      if (cacheKey)
+        state.idempotency.set(cacheKey, {
+          endpoint,
+          raw,
+          status: 200,
+          body: json,
+          requestId,
+          created: state.store.now(),
+        });
       record.status = 200;
       res.writeHead(200, { ...baseHeaders, 'content-type': 'application/json' });
       res.end(json);
