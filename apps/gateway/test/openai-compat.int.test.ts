@@ -61,43 +61,37 @@ useAiHarness(
 );
 
 describe('POST /v1/chat/completions with the openai SDK', () => {
-  it('answers a completion in OpenAI format, named by the request id, and records usage', async () => {
+  it('passes body and answer through byte for byte apart from model, and records usage', async () => {
     h.openai.set({
       content: 'Hi there.',
       usage: { prompt_tokens: 4, completion_tokens: 3, cached_tokens: 2, reasoning_tokens: 1 },
     });
-    const { data, response } = await sdk({ project: 'proj-oa' })
-      .chat.completions.create({ model: 'free', messages: hi })
-      .withResponse();
-
-    const requestId = response.headers.get('x-request-id') ?? '';
+    const sent = JSON.stringify({ messages: hi, model: 'free', temperature: 0.3, a_new_field: [1] });
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${caller.apiKey}`,
+        'x-project-id': 'proj-oa',
+      },
+      body: sent,
+    });
+    const received = await res.text();
+    const requestId = res.headers.get('x-request-id') ?? '';
     expect(requestId).toMatch(UUID);
-    expect(data).toEqual({
-      id: `chatcmpl-${requestId}`,
-      object: 'chat.completion',
-      created: expect.any(Number),
+    const [upstream] = h.openaiRequests();
+    expect(upstream?.headers.authorization).toBe('Bearer sk-server-groq-0002');
+    // The client's bytes with only the model replaced, in place: no default max_tokens, no stream flag.
+    expect(upstream?.rawBody).toBe(sent.replace('"model":"free"', '"model":"free-a"'));
+    // The provider's bytes (its id, extras, usage details) with only the model replaced.
+    expect(received).toBe(upstream?.sent?.replace('"model":"free-a"', '"model":"free/free-a"'));
+    expect(JSON.parse(received)).toMatchObject({
       model: 'free/free-a',
-      choices: [
-        {
-          index: 0,
-          message: { role: 'assistant', content: 'Hi there.', refusal: null },
-          logprobs: null,
-          finish_reason: 'stop',
-        },
-      ],
-      // The provider's cache and reasoning counts, as it reported them.
       usage: {
-        prompt_tokens: 4,
-        completion_tokens: 3,
-        total_tokens: 7,
         prompt_tokens_details: { cached_tokens: 2 },
         completion_tokens_details: { reasoning_tokens: 1 },
       },
     });
-    const [upstream] = h.openaiRequests();
-    expect(upstream?.headers.authorization).toBe('Bearer sk-server-groq-0002');
-    // Nothing the client did not send: no default max_tokens, no stream flag.
-    expect(upstream?.body).toEqual({ model: 'free-a', messages: hi, stream: false });
 
     const [row] = await usageRows(caller.userId);
     expect(row).toMatchObject({
@@ -110,8 +104,26 @@ describe('POST /v1/chat/completions with the openai SDK', () => {
       status: 200,
       promptTokens: 4,
       completionTokens: 3,
+      cachedTokens: 2,
       totalTokens: 7,
     });
+  });
+
+  it('passes a stream through event for event apart from model', async () => {
+    h.openai.set({
+      chunks: ['Hel', 'lo'],
+      usage: { prompt_tokens: 2, completion_tokens: 2, cached_tokens: 1 },
+    });
+    const body = { model: 'free', messages: hi, stream: true, stream_options: { include_usage: true } };
+    const res = await post('/v1/chat/completions', body);
+    const received = await res.text();
+    const upstream = h.openaiRequests()[0];
+    expect(upstream?.rawBody).toBe(JSON.stringify({ ...body, model: 'free-a' }));
+    const expected = (upstream?.sent ?? '').replaceAll('"model":"free-a"', '"model":"free/free-a"');
+    // Keep-alive comments aside, the same data lines in the same order.
+    const dataLines = (text: string) => text.split('\n').filter((l) => l.startsWith('data: '));
+    expect(dataLines(received)).toEqual(dataLines(expected));
+    expect(dataLines(received).length).toBeGreaterThan(3);
   });
 
   it('takes `<lane>/<model>`, the x-api-key header, and accounts to project default without X-Project-Id', async () => {
@@ -381,7 +393,7 @@ describe('parameters', () => {
       tool_choice: 'auto' as const,
     };
     await sdk().chat.completions.create({ model: 'standard', messages: hi, ...params });
-    expect(h.openaiRequests()[0]?.body).toEqual({ model: 'std-1', messages: hi, stream: false, ...params });
+    expect(h.openaiRequests()[0]?.body).toEqual({ model: 'std-1', messages: hi, ...params });
   });
 
   it('leaves out a parameter the provider refuses and names it in x-gateway-dropped-params', async () => {
@@ -411,7 +423,7 @@ describe('parameters', () => {
     const res = await post('/v1/chat/completions', { model: 'standard', messages: hi, ...extras });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-gateway-dropped-params')).toBeNull();
-    expect(h.openaiRequests()[0]?.body).toEqual({ model: 'std-1', messages: hi, ...extras, stream: false });
+    expect(h.openaiRequests()[0]?.body).toEqual({ model: 'std-1', messages: hi, ...extras });
   });
 });
 
@@ -446,6 +458,7 @@ describe('tool calls', () => {
         role: 'assistant',
         content: null,
         refusal: null,
+        annotations: [],
         tool_calls: [
           {
             id: 'call_fake_0',

@@ -39,18 +39,19 @@ export function cacheTokensOf(usage: unknown): CacheTokens | null {
 }
 
 /**
- * The upstream body for one target, without `stream`: the request's field
- * policy applied when it has one; otherwise (native chat) only the token
- * limit renamed for a reasoning model, which refuses `max_tokens`.
+ * The upstream body for one target: the request's field policy applied when
+ * it has one (a passed-through body keeps its keys' order: `model` is
+ * replaced in place); otherwise (native chat) only the token limit renamed
+ * for a reasoning model, which refuses `max_tokens`.
  */
 export function upstreamChatParams(prepared: PreparedChat, target: Target) {
   if (prepared.forTarget)
-    return { model: target.model, ...prepared.forTarget(prepared.params, target).params };
+    return { ...prepared.forTarget(prepared.params, target).params, model: target.model };
   if (target.reasoning_model && prepared.params.max_tokens != null) {
     const { max_tokens, ...rest } = prepared.params;
-    return { model: target.model, ...rest, max_completion_tokens: max_tokens };
+    return { ...rest, max_completion_tokens: max_tokens, model: target.model };
   }
-  return { model: target.model, ...prepared.params };
+  return { ...prepared.params, model: target.model };
 }
 
 /** A non-streamed completion through the lane's targets, with fallback; the provider's answer as is. */
@@ -67,9 +68,10 @@ export function runChatCompletion(
     storedKeys,
     clientSignal,
     attempt: async ({ target, credential, signal }) => {
-      const completion = await rt.providers
-        .chat(credential)
-        .complete({ ...upstreamChatParams(prepared, target), stream: false }, signal, prepared.native);
+      const params = upstreamChatParams(prepared, target);
+      // A request under a field policy goes as the client sent it (no `stream` is not streaming).
+      const body = prepared.forTarget ? params : { ...params, stream: false };
+      const completion = await rt.providers.chat(credential).complete(body, signal, prepared.native);
       // On the attempt's span: the model, finish reasons and tokens the provider reported.
       if (tracingOn()) annotateSpan(chatResponseAttributes(completion));
       return completion;

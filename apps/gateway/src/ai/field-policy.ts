@@ -12,12 +12,6 @@ const NOTHING_DROPPED: readonly string[] = [];
 /** How a request's chat params reach targets of the chat protocol (docs/gateway-ai.md#field-policy). */
 export type ChatTargetOptions = {
   /**
-   * The token limit's name the client used; a `reasoning_model` target always
-   * gets `max_completion_tokens`. `params` carry the limit as `max_tokens`
-   * (what the accounting caps).
-   */
-  tokenField: 'max_tokens' | 'max_completion_tokens';
-  /**
    * The params were translated from another API (Responses): fields the client
    * did not choose for a chat target go only where they are known to be
    * taken, `reasoning_effort` to reasoning models and OpenAI's own chat
@@ -36,17 +30,31 @@ function without(params: UpstreamChatParams, keys: readonly string[]): UpstreamC
 }
 
 /**
+ * The token limit under the name the target takes: `max_completion_tokens`
+ * for a reasoning model, and wherever the client used that name and the
+ * accounting capped `max_tokens` too (one limit, the lower). Otherwise the
+ * params as they are.
+ */
+function withTokenLimit(params: UpstreamChatParams, target: Target): UpstreamChatParams {
+  const { max_tokens, max_completion_tokens } = params;
+  if (max_tokens == null) return params;
+  if (!target.reasoning_model && max_completion_tokens == null) return params;
+  const { max_tokens: _dropped, ...rest } = params;
+  return { ...rest, max_completion_tokens: Math.min(max_tokens, max_completion_tokens ?? max_tokens) };
+}
+
+/**
  * The chat params as `target` takes them. An OpenAI-protocol target gets them
  * as they are, except the fields its provider is configured to refuse
  * (`providers.<name>.unsupported_params`) and the token limit under the name
- * it takes. An Anthropic target gets the translation (anthropic-translate.ts),
+ * it takes (withTokenLimit). An Anthropic target gets the translation (anthropic-translate.ts),
  * which leaves out what has no equivalent; those fields are named.
  */
 export function chatParamsFor(
   rt: Pick<AiRuntime, 'config' | 'catalog'>,
   params: UpstreamChatParams,
   target: Target,
-  opts: ChatTargetOptions,
+  opts: ChatTargetOptions = {},
 ): TargetParams {
   const refused = rt.config.providers[target.provider]?.unsupported_params;
   const set = (key: string) => (params as Record<string, unknown>)[key] != null;
@@ -58,13 +66,8 @@ export function chatParamsFor(
   if (rt.catalog.get(target.provider)?.api === 'anthropic') {
     return { params, dropped: [...new Set([...dropped, ...anthropicDroppedParams(params)])] };
   }
-  let out = dropped.length > 0 ? without(params, dropped) : params;
-  const tokenField = target.reasoning_model ? 'max_completion_tokens' : opts.tokenField;
-  if (tokenField === 'max_completion_tokens' && out.max_tokens != null) {
-    const { max_tokens, ...rest } = out;
-    out = { ...rest, max_completion_tokens: max_tokens };
-  }
-  return { params: out, dropped: dropped.length > 0 ? dropped : NOTHING_DROPPED };
+  const out = dropped.length > 0 ? without(params, dropped) : params;
+  return { params: withTokenLimit(out, target), dropped: dropped.length > 0 ? dropped : NOTHING_DROPPED };
 }
 
 /** Names come from the client's keys: only plain ones are shown (a header cannot carry any text). */

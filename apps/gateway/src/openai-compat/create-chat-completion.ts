@@ -86,3 +86,16 @@ export function toOpenAiCompletion(
     ),
   };
 }
+
+/**
+ * Same-protocol passthrough: an OpenAI-protocol target's completion as it
+ * sent it (its id, extras, usage details), only `model` replaced by
+ * `<lane>/<model>` (a shallow copy, so `model` keeps its place).
+ */
+export function passThroughCompletion(
+  completion: ChatCompletion,
+  target: { model: string },
+  who: CompletionIdentity,
+): ChatCompletion {
+  return { ...completion, model: `${who.lane}/${target.model}` };
+}

@@ -1,7 +1,6 @@
 import {
   checkChatRules,
   OPENAI_DEFAULT_PROJECT_ID,
-  type OpenAiChatRequest,
   type OpenAiMessage,
   ZOpenAiChatRequest,
 } from '@platform/contract';
@@ -33,20 +32,6 @@ function countedText(message: OpenAiMessage): string {
 }
 
 /**
- * The client's body as the upstream params: every field as sent (the field
- * policy: same protocol, passed through), less those the gateway sets per
- * target or stream (`model`, `stream`, `stream_options`). The token limit is
- * carried as `max_tokens` whichever name the client used (the accounting caps
- * it); chatParamsFor gives it back its name per target. A shallow copy: the
- * messages are the client's own objects, not cloned.
- */
-function upstreamParams(body: Record<string, unknown>, request: OpenAiChatRequest): UpstreamChatParams {
-  const { model: _m, stream: _s, stream_options: _o, max_completion_tokens, ...rest } = body;
-  if (request.max_completion_tokens != null) rest.max_tokens = max_completion_tokens;
-  return rest as unknown as UpstreamChatParams;
-}
-
-/**
  * Validates a `POST /v1/chat/completions` body: shape (422) and ranges (400),
  * the model (404 as OpenAI answers an unknown model), then the native chat
  * rules. Fields the gateway does not read are accepted and passed on
@@ -75,15 +60,14 @@ export function prepareOpenAiChat(
   if (violation) throw new AppError(violation);
   const laneTargets = selectTargets(rt.config.lanes[resolved.lane]?.targets ?? [], resolved.model);
   if (!laneTargets) throw modelNotFound(request.model, validModelsText(rt));
-  const tokenField = request.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens';
   return {
     chat: {
       lane: resolved.lane,
       projectId,
       targets: laneTargets,
-      // Parsed successfully, so an object.
-      params: upstreamParams(body as Record<string, unknown>, request),
-      forTarget: (params, target) => chatParamsFor(rt, params, target, { tokenField }),
+      // Same protocol: the client's own body (not a copy), `model` set per target (field policy).
+      params: body as UpstreamChatParams,
+      forTarget: (params, target) => chatParamsFor(rt, params, target),
     },
     stream: request.stream === true,
     includeUsage: request.stream_options?.include_usage === true,

@@ -2,10 +2,11 @@ import { OPENAI_DEFAULT_PROJECT_ID } from '@platform/contract';
 import type { Logger } from '@platform/logging';
 import { type RequestHandler, Router } from 'express';
 import { jsonAnswer, logUpstream, runAccounted } from '../ai/accounting';
+import type { Target } from '../ai/config/lanes';
 import type { AiRuntime } from '../ai/runtime';
 import { admissionBeforeError } from '../auth/pending-admission';
 import { header, runChatRoute } from './chat-route';
-import { completionId, toOpenAiCompletion } from './create-chat-completion';
+import { completionId, passThroughCompletion, toOpenAiCompletion } from './create-chat-completion';
 import { createEmbeddings, estimateEmbeddingInput, prepareEmbeddings } from './embeddings/create-embeddings';
 import { modelNotFound, openAiErrorHandler, openAiNotFound } from './errors';
 import { listModels, resolveModel, toOpenAiModel, validModelsText } from './models';
@@ -32,6 +33,8 @@ export function createOpenAiCompatRouter(
   opts: { guards: OpenAiCompatGuards; logger: Logger; responses: ResponseStore | null },
 ): Router {
   const router = Router();
+  /** Same protocol: the target's answers go to the client as sent, `model` aside (docs: Field policy). */
+  const speaksOpenAi = (target: Target) => rt.catalog.get(target.provider)?.api === 'openai-compatible';
 
   router.post('/v1/chat/completions', ...opts.guards.chat, async (req, res) => {
     const prepared = prepareOpenAiChat(rt, req.body, header(req, 'x-project-id'));
@@ -43,8 +46,11 @@ export function createOpenAiCompatRouter(
         created: Math.floor(rt.clock() / 1000),
         lane: prepared.chat.lane,
       }),
-      streamFormat: (who) => openAiStreamFormat(who, prepared.includeUsage),
-      answer: toOpenAiCompletion,
+      streamFormat: (who) => openAiStreamFormat(who, prepared.includeUsage, speaksOpenAi),
+      answer: (completion, target, who) =>
+        speaksOpenAi(target)
+          ? passThroughCompletion(completion, target, who)
+          : toOpenAiCompletion(completion, target, who),
     });
   });
 

@@ -115,25 +115,21 @@ export function replyChat(
         })),
       }
     : { role: 'assistant', content, refusal: null, annotations: [] };
-  reply(
-    res,
-    record,
-    200,
-    {
-      ...envelope(behaviour, request),
-      object: 'chat.completion',
-      choices: [
-        {
-          index: 0,
-          message,
-          logprobs: null,
-          finish_reason: behaviour.finishReason ?? (calls ? 'tool_calls' : 'stop'),
-        },
-      ],
-      usage: buildUsage(request, calls ? '' : content, behaviour.usage),
-    },
-    headers,
-  );
+  const completion = {
+    ...envelope(behaviour, request),
+    object: 'chat.completion',
+    choices: [
+      {
+        index: 0,
+        message,
+        logprobs: null,
+        finish_reason: behaviour.finishReason ?? (calls ? 'tool_calls' : 'stop'),
+      },
+    ],
+    usage: buildUsage(request, calls ? '' : content, behaviour.usage),
+  };
+  record.sent = JSON.stringify(completion);
+  reply(res, record, 200, completion, headers);
 }
 
 /** Streams in OpenAI's SSE chunk format: role chunk, content deltas, finish chunk, optional usage chunk, [DONE]. */
@@ -156,10 +152,13 @@ export async function streamChat(
   const includeUsage = request.stream_options?.include_usage === true;
   const base = { ...envelope(behaviour, request), object: 'chat.completion.chunk' };
   const usageField = includeUsage ? { usage: null } : {};
+  record.sent = '';
   // Resolves once the bytes reached the socket, so a scripted destroy cannot swallow them.
   const send = (choices: unknown[], extra: object = usageField) =>
     new Promise<void>((resolve) => {
-      res.write(`data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`, () => resolve());
+      const event = `data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`;
+      record.sent += event;
+      res.write(event, () => resolve());
     });
   const choice = (delta: object, finish: string | null = null) => ({
     index: 0,
@@ -188,6 +187,7 @@ export async function streamChat(
     }
     await send([choice({}, behaviour.finishReason ?? 'tool_calls')]);
     if (includeUsage) await send([], { usage: buildUsage(request, '', behaviour.usage) });
+    record.sent += 'data: [DONE]\n\n';
     res.end('data: [DONE]\n\n');
     return;
   }
@@ -218,5 +218,6 @@ export async function streamChat(
   }
   await send([choice({}, behaviour.finishReason ?? 'stop')]);
   if (includeUsage) await send([], { usage: buildUsage(request, pieces.join(''), behaviour.usage) });
+  if (!behaviour.omitDone) record.sent += 'data: [DONE]\n\n';
   res.end(behaviour.omitDone ? undefined : 'data: [DONE]\n\n');
 }

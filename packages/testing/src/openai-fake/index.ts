@@ -107,6 +107,7 @@ export async function startOpenAIFake(opts: OpenAIFakeOptions = {}): Promise<Ope
     }
     const model = typeof body?.model === 'string' ? body.model : undefined;
     const record = recorder.start(req, res, body, model);
+    record.rawBody = raw.toString('utf8');
     const path = record.path;
     const fail = (status: number, message: string, code: string | null = null, param: string | null = null) =>
       reply(

@@ -14,6 +14,7 @@ import type {
 
 /** Chat parameters toAnthropicRequest carries over; any other is left out (and named, see anthropicDroppedParams). */
 const ANTHROPIC_MAPPED_PARAMS: ReadonlySet<string> = new Set([
+  'model',
   'messages',
   'max_tokens',
   'max_completion_tokens',

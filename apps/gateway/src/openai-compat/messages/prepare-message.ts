@@ -76,7 +76,7 @@ export function prepareMessages(
       forTarget: (params, target) => {
         // An Anthropic target gets `native` as sent; params are not used.
         if (speaksMessages(rt, target)) return { params, dropped: NOTHING };
-        const chat = chatParamsFor(rt, params, target, { tokenField: 'max_tokens' });
+        const chat = chatParamsFor(rt, params, target);
         const dropped = [...translated.dropped, ...chat.dropped];
         return { params: chat.params, dropped: dropped.length > 0 ? dropped : NOTHING };
       },

@@ -106,7 +106,7 @@ export async function prepareResponse(
   if (!targets) throw modelNotFound(request.model);
   const params = toChatParams(request, messages, dropped, stored !== undefined);
   const forTarget: PreparedChat['forTarget'] = (chatParams, target) => {
-    const own = chatParamsFor(rt, chatParams, target, { tokenField: 'max_tokens', translated: true });
+    const own = chatParamsFor(rt, chatParams, target, { translated: true });
     const names = own.dropped.map((name) => RESPONSES_NAMES[name] ?? name);
     return { params: own.params, dropped: [...new Set([...dropped, ...names])] };
   };
