@@ -53,11 +53,12 @@ describe('usage records', () => {
     expect(rows[0]?.latencyMs).toBeGreaterThanOrEqual(0);
   });
 
-  it('a project_id with NUL is recorded too, and does not take the other rows of its batch with it', async () => {
+  it('a project_id with NUL is refused at the edge (400), and the other requests are recorded', async () => {
     expect((await chat('ok-project')).status).toBe(200);
-    expect((await chat('bad\u0000project')).status).toBe(200);
+    const bad = await chat('bad\u0000project');
+    expect([bad.status, bad.body.error]).toEqual([400, 'validation failed']);
     const rows = await rowsOf(caller.userId);
-    expect(rows.map((r) => r.projectId)).toEqual(['ok-project', 'bad\ufffdproject']);
+    expect(rows.map((r) => r.projectId)).toEqual(['ok-project']);
   });
 
   it('project_ids that look like array or SQL syntax are stored exactly as sent, in order', async () => {
@@ -68,11 +69,11 @@ describe('usage records', () => {
     expect(rows.map((r) => r.projectId)).toEqual(projects);
   });
 
-  it('a usage query for a project_id with NUL is answered, not 500', async () => {
+  it('a usage query for a project_id with NUL is refused with 400, not 500', async () => {
     const res = await request(h.app)
       .get(`/api/v1/usage?from=${today()}&to=${today()}&project_id=%00`)
       .set('x-api-key', caller.apiKey);
-    expect(res.status).toBe(200);
+    expect([res.status, res.body.error]).toEqual([400, 'validation failed']);
   });
 
   it('a request is recorded exactly once, with its cost at the price of the target that answered', async () => {

@@ -99,6 +99,8 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
   const turns = turnWriterOf(redis);
   const health = createLedgerHealth({
     backlog: async () => {
+      // Redis down: fail at once (a probe must answer within its bound), not when it reconnects.
+      assertRedisReachable(redis);
       const [entries, first] = await Promise.all([
         redis.xlen(streamKey),
         redis.xrange(streamKey, '-', '+', 'COUNT', 1),
