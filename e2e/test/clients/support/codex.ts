@@ -9,24 +9,38 @@ const CODEX_BIN = require.resolve('@openai/codex/bin/codex.js', { paths: [E2E_RO
 /** The environment variable Codex reads the gateway key from (`env_key`). */
 export const CODEX_KEY_VAR = 'GATEWAY_API_KEY';
 
+const DOC = path.resolve(E2E_ROOT, '../docs/gateway-ai.md');
+
+/** The ```toml block of docs/gateway-ai.md's "Codex CLI" section, as written there. */
+export function documentedCodexConfig(): string {
+  const doc = fs.readFileSync(DOC, 'utf8');
+  const section = doc.slice(doc.indexOf('#### Codex CLI'));
+  const start = section.indexOf('```toml\n');
+  const end = section.indexOf('```', start + 8);
+  if (start < 0 || end < 0) throw new Error('no ```toml block under "#### Codex CLI" in docs/gateway-ai.md');
+  return section.slice(start + 8, end);
+}
+
+function replaceOnce(text: string, from: string, to: string): string {
+  if (!text.includes(from)) throw new Error(`the documented Codex config no longer has ${from}`);
+  return text.replace(from, to);
+}
+
 /**
- * `$CODEX_HOME/config.toml` pointing Codex at the gateway, as docs/gateway-ai.md
- * shows it: a `gateway` provider on the Responses wire, no approvals, no
- * sandbox (the test's work folder is throwaway), no telemetry.
+ * `$CODEX_HOME/config.toml` pointing Codex at the gateway: the block
+ * docs/gateway-ai.md shows, with only the example host and lane replaced,
+ * plus what a test run needs (no approvals, no sandbox in its throwaway
+ * folder, no telemetry), so the documented set-up is what is tested.
  */
 export function codexConfig(gatewayUrl: string, model: string): string {
+  let documented = documentedCodexConfig();
+  documented = replaceOnce(documented, 'https://gateway.example.com/v1', `${gatewayUrl}/v1`);
+  documented = replaceOnce(documented, 'model = "standard"', `model = "${model}"`);
+  documented = replaceOnce(documented, `env_key = "${CODEX_KEY_VAR}"`, `env_key = "${CODEX_KEY_VAR}"`);
   return [
-    `model = "${model}"`,
-    'model_provider = "gateway"',
     'approval_policy = "never"',
     'sandbox_mode = "danger-full-access"',
-    '',
-    '[model_providers.gateway]',
-    'name = "gateway"',
-    `base_url = "${gatewayUrl}/v1"`,
-    `env_key = "${CODEX_KEY_VAR}"`,
-    'wire_api = "responses"',
-    '',
+    documented,
     '[analytics]',
     'enabled = false',
     '',
