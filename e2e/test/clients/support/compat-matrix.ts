@@ -87,15 +87,31 @@ export function renderCompatDoc(rows: CompatRow[]): string {
     'fakes of `@platform/testing`). Regenerate with `npm test -w @platform/e2e -- clients`.',
     'Field policy: [gateway-ai.md](gateway-ai.md#field-policy).',
     '',
-    '| client | version | how it is pointed at the gateway | target protocol | stream | checked | result |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
   ];
-  for (const r of sorted) {
-    const result = r.result === 'pass' ? 'pass' : `**fail**${r.note ? `: ${r.note}` : ''}`;
-    lines.push(
-      `| \`${r.client}\` | ${r.version} | ${r.how} | ${r.target} | ${r.stream ? 'yes' : 'no'} | ${r.checks} | ${result} |`,
-    );
-  }
+  const header = [
+    'client',
+    'version',
+    'how it is pointed at the gateway',
+    'target protocol',
+    'stream',
+    'checked',
+    'result',
+  ];
+  const body = sorted.map((r) => [
+    `\`${r.client}\``,
+    r.version,
+    r.how,
+    r.target,
+    r.stream ? 'yes' : 'no',
+    r.checks,
+    r.result === 'pass' ? 'pass' : `**fail**${r.note ? `: ${r.note}` : ''}`,
+  ]);
+  // Columns padded as the repository's formatter (biome) prints tables, so the
+  // written file passes `npm run lint` unchanged.
+  const widths = header.map((h, i) => Math.max(3, h.length, ...body.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  lines.push(line(header), line(widths.map((w) => '-'.repeat(w))));
+  for (const row of body) lines.push(line(row));
   return `${lines.join('\n')}\n`;
 }
 
