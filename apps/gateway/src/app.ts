@@ -92,6 +92,7 @@ export function createApp(deps: GatewayDeps): Express {
       guards: { chat: [bearerKeyAndLimits, jsonBody(AI_BODY_LIMIT)], read: [bearerKey] },
       logger,
       responses: deps.responses,
+      mcp: deps.mcp,
     }),
   );
 

@@ -5,6 +5,7 @@ import { jsonAnswer, logUpstream, runAccounted } from '../ai/accounting';
 import type { Target } from '../ai/config/lanes';
 import type { AiRuntime } from '../ai/runtime';
 import { admissionBeforeError } from '../auth/pending-admission';
+import type { McpGateway } from '../mcp/gateway';
 import { header, runChatRoute } from './chat-route';
 import { completionId, passThroughCompletion, toOpenAiCompletion } from './create-chat-completion';
 import { createEmbeddings, estimateEmbeddingInput, prepareEmbeddings } from './embeddings/create-embeddings';
@@ -30,7 +31,13 @@ export type OpenAiCompatGuards = {
  */
 export function createOpenAiCompatRouter(
   rt: AiRuntime,
-  opts: { guards: OpenAiCompatGuards; logger: Logger; responses: ResponseStore | null },
+  opts: {
+    guards: OpenAiCompatGuards;
+    logger: Logger;
+    responses: ResponseStore | null;
+    /** The MCP gateway: `/v1/responses` runs tools of type mcp through it. */
+    mcp?: McpGateway;
+  },
 ): Router {
   const router = Router();
   /** Same protocol: the target's answers go to the client as sent, `model` aside (docs: Field policy). */
@@ -54,7 +61,12 @@ export function createOpenAiCompatRouter(
     });
   });
 
-  addResponsesRoutes(router, rt, { ...opts.guards, store: opts.responses, logger: opts.logger });
+  addResponsesRoutes(router, rt, {
+    ...opts.guards,
+    store: opts.responses,
+    logger: opts.logger,
+    ...(opts.mcp ? { mcp: opts.mcp } : {}),
+  });
 
   router.post('/v1/embeddings', ...opts.guards.chat, async (req, res) => {
     const prepared = prepareEmbeddings(rt, req.body);

@@ -4,8 +4,10 @@ import type { RequestHandler, Router } from 'express';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { callerOf } from '../../ai/accounting';
 import type { AiRuntime } from '../../ai/runtime';
+import type { McpGateway } from '../../mcp/gateway';
 import { header, runChatRoute } from '../chat-route';
 import { outputMessage, type ResponseAnswer, responseIdentity, toResponse } from './create-response';
+import { mcpToolsOf, runResponseWithMcp } from './mcp-loop';
 import { prepareResponse, type StoredConversations } from './prepare-response';
 import type { ResponseStore } from './store';
 import { responsesStreamFormat } from './stream-response';
@@ -31,7 +33,14 @@ function idParam(params: unknown): string {
 export function addResponsesRoutes(
   router: Router,
   rt: AiRuntime,
-  opts: { chat: RequestHandler[]; read: RequestHandler[]; store: ResponseStore | null; logger: Logger },
+  opts: {
+    chat: RequestHandler[];
+    read: RequestHandler[];
+    store: ResponseStore | null;
+    logger: Logger;
+    /** The MCP gateway, for tools of type mcp (mcp-loop.ts). */
+    mcp?: McpGateway;
+  },
 ): void {
   const { store } = opts;
   router.post('/v1/responses', ...opts.chat, async (req, res) => {
@@ -43,6 +52,8 @@ export function addResponsesRoutes(
         }
       : undefined;
     const prepared = await prepareResponse(rt, req.body, header(req, 'x-project-id'), stored);
+    const mcpTools = opts.mcp ? mcpToolsOf(prepared.request) : [];
+    if (opts.mcp && mcpTools.length > 0) return runResponseWithMcp(rt, opts.mcp, res, prepared, mcpTools);
     const asked = prepared.request;
     const keep =
       prepared.store && store
