@@ -327,6 +327,7 @@ function createFinish(
     done ??= (async () => {
       const record = toLedgerRecord(rt, base, outcome, storedKeys);
       annotateRecord(record);
+      rt.metrics.requestFinished(record);
       const span = startSpan('gateway.ledger.append', { 'gateway.request_id': record.requestId });
       // Issued in the same tick: one pipelined round trip to Redis.
       const [appended, settled] = await Promise.allSettled([

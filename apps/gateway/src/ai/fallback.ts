@@ -272,6 +272,7 @@ function logAttempt<T>(
   span: TraceSpan,
 ): void {
   opts.metrics.attempt(target.provider, result.outcome, latencyMs / 1000);
+  opts.metrics.targetAttempt(opts.endpoint, target.provider, target.model, result.outcome, latencyMs / 1000);
   endAttemptSpan(span, result, latencyMs);
   const fields = {
     endpoint: opts.endpoint,

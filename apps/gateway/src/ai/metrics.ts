@@ -1,8 +1,12 @@
 import { Counter, Histogram, type Registry } from '@platform/logging';
+import { createTargetMetrics, type TargetMetrics } from '../observability/metrics';
 import type { AttemptOutcome } from './providers/upstream-errors';
 
-/** Upstream metrics of the AI endpoints, registered on the app's /metrics registry. */
-export type AiMetrics = {
+/**
+ * Upstream metrics of the AI endpoints, registered on the app's /metrics
+ * registry; the per-target and per-model ones are observability/metrics.ts'.
+ */
+export type AiMetrics = TargetMetrics & {
   attempt(provider: string, outcome: AttemptOutcome, seconds: number): void;
   /** A failed target handed the request on to the next one. */
   fallback(endpoint: string, fromProvider: string): void;
@@ -50,6 +54,7 @@ export function createAiMetrics(registry: Registry): AiMetrics {
     ['provider'],
   );
   return {
+    ...createTargetMetrics(registry),
     retry(endpoint, provider, outcome) {
       retries.inc({ endpoint, provider, outcome });
     },

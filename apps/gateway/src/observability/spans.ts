@@ -9,13 +9,19 @@ import type { LedgerRecord } from '../usage/record';
  * outcomes. Every function returns at once while tracing is off.
  */
 
-/** `gen_ai.operation.name` of an endpoint: chat for every chat wire format, else the media kind. */
+/** Endpoints that are not a chat, by their `gen_ai.operation.name`; every chat wire format is `chat`. */
+const NOT_CHAT: Readonly<Record<string, string>> = {
+  image: 'image_generation',
+  embeddings: 'embeddings',
+  tts: 'tts',
+  music: 'music',
+  soundfx: 'soundfx',
+  count_tokens: 'count_tokens',
+};
+
+/** `gen_ai.operation.name` of an endpoint. */
 function operationOf(endpoint: string): string {
-  return endpoint === 'image'
-    ? 'image_generation'
-    : endpoint === 'chat' || endpoint.startsWith('stream')
-      ? 'chat'
-      : endpoint;
+  return NOT_CHAT[endpoint] ?? 'chat';
 }
 
 /** A lane's target as far as spans need it (ai/config/lanes.ts `Target`; not imported: ai imports this folder). */

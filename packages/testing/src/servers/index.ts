@@ -12,4 +12,4 @@ export {
   startAll,
   startSharedServers,
 } from './shared';
-export { needChromium, needNginx } from './tools';
+export { needChromium, needNginx, needPrometheus } from './tools';

@@ -43,3 +43,16 @@ export function needChromium(): Need<string> {
     'apt-get install -y chromium (.ci/run does), or set CHROMIUM_PATH',
   );
 }
+
+/**
+ * Debian's Prometheus (.ci/run installs it; promtool sits beside it): start()
+ * gives the `prometheus` binary's path, the test runs it with the shipped
+ * configuration (infra/prometheus).
+ */
+export function needPrometheus(): Need<string> {
+  return needBinary(
+    'Prometheus',
+    ['/usr/bin/prometheus', '/usr/local/bin/prometheus'],
+    'apt-get install -y prometheus (.ci/run does)',
+  );
+}
