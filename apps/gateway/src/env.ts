@@ -192,6 +192,11 @@ export const ZGatewayEnv = z
       .optional(),
     /** `project_id=meter` pairs, comma-separated: a project's usage on its own meter (wins over the lane's). */
     BILLING_PROJECT_METERS: envFields.list().default([]),
+    /**
+     * `model_prefix=meter` pairs, comma-separated: tokens of a model family on their own meter (a
+     * price per family), the longest matching prefix wins; over the lane's meter, under a project's.
+     */
+    BILLING_MODEL_METERS: envFields.list().default([]),
     /** `skip` (default): usage paid with the caller's own provider key is not billed; `bill`: it is. */
     BILLING_BYOK: z.enum(['skip', 'bill']).default('skip'),
     /** Ledger records per shipped batch (payment takes up to 1,000 events per call). */

@@ -19,6 +19,7 @@ import { createSubscriptionStatusReader } from './subscriptions/get-status';
 import { createGatewayNotifier } from './subscriptions/notify-gateway';
 import { createSubscriptionRouter } from './subscriptions/routes';
 import { createSyncRouter } from './sync/routes';
+import { checkUserCurrencies } from './usage/currency-check';
 import { createMeterDirectory } from './usage/meter-directory';
 import { readMeterConfig } from './usage/meters';
 import { createUsageMetrics } from './usage/metrics';
@@ -48,6 +49,19 @@ export function createApp(deps: PaymentDeps): Express {
     metrics: deps.metrics,
   });
   const usageMetrics = deps.usageMetrics ?? createUsageMetrics(metrics.registry, deps.prisma);
+  const meters = readMeterConfig(deps.env);
+  const meterDirectory = createMeterDirectory(deps.stripe);
+  // On every stored subscription change: are the prices on cost meters in the configured currency.
+  const checkCurrencies = (userId: string) => {
+    checkUserCurrencies({ ...deps, meters, meterDirectory }, userId).catch((err: unknown) =>
+      deps.logger.warn({ err, userId }, 'price currency check failed'),
+    );
+  };
+  const notifyGateway = createGatewayNotifier({
+    url: deps.env.GATEWAY_SUBSCRIPTION_NOTIFY_URL,
+    token: deps.env.GATEWAY_SERVICE_TOKEN,
+    logger: deps.logger,
+  });
 
   app.use(
     createHealthRouter(SERVICE_NAME, () => buildPaymentOpenApi(), [
@@ -59,11 +73,10 @@ export function createApp(deps: PaymentDeps): Express {
   app.use(
     createWebhookRouter({
       ...deps,
-      onSubscriptionStored: createGatewayNotifier({
-        url: deps.env.GATEWAY_SUBSCRIPTION_NOTIFY_URL,
-        token: deps.env.GATEWAY_SERVICE_TOKEN,
-        logger: deps.logger,
-      }),
+      onSubscriptionStored: (userId) => {
+        notifyGateway?.(userId);
+        checkCurrencies(userId);
+      },
     }),
   );
   app.use(createThinEventRouter({ ...deps, metrics: usageMetrics }));
@@ -72,14 +85,7 @@ export function createApp(deps: PaymentDeps): Express {
   api.use(requireApiKey(deps.env.PAYMENT_MS_API_KEY));
   api.use(apiRateLimit({ limitPerMinute: deps.env.PAYMENT_RATE_LIMIT_PER_MINUTE, kv: deps.kv }));
   // Before the general body parser: a usage batch has its own, larger limit.
-  api.use(
-    createUsageRouter({
-      ...deps,
-      meters: readMeterConfig(deps.env),
-      metrics: usageMetrics,
-      meterDirectory: createMeterDirectory(deps.stripe),
-    }),
-  );
+  api.use(createUsageRouter({ ...deps, meters, metrics: usageMetrics, meterDirectory }));
   api.use(jsonBody(API_BODY_LIMIT));
   api.use(createCheckoutRouter(deps));
   api.use(
@@ -93,7 +99,7 @@ export function createApp(deps: PaymentDeps): Express {
   api.use(createPortalRouter(deps));
   api.use(createPurchaseRouter(deps));
   api.use(createEntitlementRouter(deps));
-  api.use(createSyncRouter(deps));
+  api.use(createSyncRouter({ ...deps, onSubscriptionStored: checkCurrencies }));
   app.use('/api/v1', api);
 
   app.use(notFoundHandler());

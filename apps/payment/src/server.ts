@@ -6,6 +6,9 @@ import { createApp, SERVICE_NAME } from './app';
 import { loadPaymentEnv } from './env';
 import { PrismaClient } from './generated/prisma/client';
 import { createStripeClient, placeholderStripeKeyWarning } from './stripe-client';
+import { checkPriceCurrencies } from './usage/currency-check';
+import { createMeterDirectory } from './usage/meter-directory';
+import { readMeterConfig } from './usage/meters';
 import { createUsageMetrics } from './usage/metrics';
 import { startUsageSender } from './usage/sender';
 
@@ -44,6 +47,13 @@ export async function main(): Promise<void> {
     env.PAYMENT_USAGE_SENDER === 'on'
       ? startUsageSender({ env, logger, prisma, stripe: createStripeClient(env), now, metrics: usageMetrics })
       : undefined;
+  // Billing by cost: prices on a cost meter must be in its currency; mismatches are logged at start.
+  checkPriceCurrencies({
+    stripe,
+    logger,
+    meters: readMeterConfig(env),
+    meterDirectory: createMeterDirectory(stripe),
+  }).catch((err: unknown) => logger.warn({ err }, 'price currency check at start failed'));
   const app = createApp({
     env,
     logger,

@@ -1,5 +1,8 @@
 import { perTestFile } from '@platform/testing';
 import request from 'supertest';
+import { checkPriceCurrencies } from '../src/usage/currency-check';
+import { createMeterDirectory } from '../src/usage/meter-directory';
+import { readMeterConfig } from '../src/usage/meters';
 import type { UsageSender } from '../src/usage/sender';
 import { API_KEY, newUserId, startHarness } from './support/harness';
 import {
@@ -15,9 +18,12 @@ const h = perTestFile(startHarness);
 let app: ReturnType<typeof h.buildApp>;
 let senders: UsageSender[] = [];
 
+const COST_ENV = { ...USAGE_ENV, PAYMENT_USAGE_METER_CURRENCIES: 'cost=usd' };
+
 beforeAll(() => {
-  app = h.buildApp(USAGE_ENV);
+  app = h.buildApp(COST_ENV);
   h.fake.meters.seed({ event_name: 'ai_tokens' });
+  h.fake.meters.seed({ event_name: 'ai_cost' });
 });
 afterEach(async () => {
   await Promise.all(senders.map((s) => s.stop()));
@@ -25,7 +31,7 @@ afterEach(async () => {
 });
 
 function start(env: Record<string, string> = {}) {
-  const sender = startTestSender(h, env);
+  const sender = startTestSender(h, { PAYMENT_USAGE_METER_CURRENCIES: 'cost=usd', ...env });
   senders.push(sender);
   return sender;
 }
@@ -97,5 +103,37 @@ describe('billable or held', () => {
       reason: 'no active subscription item with a price on meter tokens',
     });
     expect((await billable(userId, 'gpu')).status).toBe(400);
+  });
+
+  test('a currency mismatch is refused: cost usage on a price in another currency is held, never sent', async () => {
+    const userId = newUserId('eur');
+    const { price } = await subscribeToMeter(h, app, userId, 'ai_cost', {
+      currency: 'eur',
+      periodStart: new Date(h.clock.now().getTime() - 3_600_000),
+    });
+    // Checked on the subscription change (here the sync storing it) ...
+    await eventually(async () =>
+      h.logs.lines.some(
+        (l) => l.includes(price.id) && l.includes('is in eur, not usd') && l.includes(userId),
+      ),
+    );
+    // ... and at start, over every price on the meter.
+    const deps = h.deps(COST_ENV);
+    const meters = readMeterConfig(deps.env);
+    const atStart = await checkPriceCurrencies({
+      ...deps,
+      meters,
+      meterDirectory: createMeterDirectory(deps.stripe),
+    });
+    expect(atStart).toContainEqual({ meter: 'cost', priceId: price.id, currency: 'eur', expected: 'usd' });
+
+    const event = usageEvent({ user_id: userId, meter: 'cost', value: 1500 });
+    await postUsage(app, [event]).expect(200);
+    start();
+    await eventually(async () => (await statuses([event.id])).join() === 'unbillable');
+    const [row] = await rows([event.id]);
+    expect(row?.holdReason).toBe('currency_mismatch: the price on meter cost is in eur, not usd');
+    expect(h.fake.meters.acceptedCount(event.id)).toBe(0);
+    expect((await billable(userId, 'cost')).body).toMatchObject({ billable: false });
   });
 });

@@ -1,4 +1,5 @@
 import { createPaymentClient } from '@platform/client';
+import { ZMeterName } from '@platform/contract';
 import type { KeyValueStore } from '@platform/db';
 import type { Logger, Registry } from '@platform/logging';
 import type { ReadinessCheck } from '@platform/service-kit';
@@ -45,6 +46,15 @@ export function billingRulesOf(env: GatewayEnv, lanes: LanesBilling): BillingRul
       throw new Error(`BILLING_PROJECT_METERS: "${pair}" is not project=meter`);
     projectMeters.set(pair.slice(0, at), pair.slice(at + 1));
   }
+  const modelMeters: Array<readonly [string, string]> = [];
+  for (const pair of env.BILLING_MODEL_METERS) {
+    const at = pair.lastIndexOf('=');
+    const meter = pair.slice(at + 1);
+    if (at <= 0 || !ZMeterName.safeParse(meter).success)
+      throw new Error(`BILLING_MODEL_METERS: "${pair}" is not model_prefix=meter`);
+    modelMeters.push([pair.slice(0, at), meter]);
+  }
+  modelMeters.sort((a, b) => b[0].length - a[0].length);
   const laneRules: Record<string, LaneBilling> = {};
   for (const [name, lane] of Object.entries(lanes.lanes)) if (lane.billing) laneRules[name] = lane.billing;
   return {
@@ -52,6 +62,7 @@ export function billingRulesOf(env: GatewayEnv, lanes: LanesBilling): BillingRul
     meter: env.BILLING_METER,
     billByok: env.BILLING_BYOK === 'bill',
     projectMeters,
+    modelMeters,
     lanes: laneRules,
     media: lanes.media_billing,
   };

@@ -9,6 +9,8 @@ export type BillingRules = {
   billByok: boolean;
   /** `project=meter` overrides; they win over the lane's meter. */
   projectMeters: ReadonlyMap<string, string>;
+  /** `[model prefix, meter]`, longest prefix first: a model family's tokens on its own meter (over the lane's). */
+  modelMeters?: ReadonlyArray<readonly [string, string]>;
   lanes: Readonly<Record<string, LaneBilling>>;
   media: LaneBilling | undefined;
 };
@@ -20,11 +22,19 @@ export type BillableRow = {
   project_id: string;
   endpoint: string;
   lane: string | null;
+  /** The model that answered; absent where the reader does not select it. */
+  model?: string | null;
   total_tokens: number;
   cost_micros: number;
   byok: boolean;
   created_at: string;
 };
+
+/** The meter of a model's family (BILLING_MODEL_METERS): the longest configured prefix of its name. */
+export function modelMeterOf(rules: BillingRules, model: string | null | undefined): string | undefined {
+  if (!model) return undefined;
+  return rules.modelMeters?.find(([prefix]) => model.startsWith(prefix))?.[1];
+}
 
 /** Why a record produced no event; `null` when it did. */
 export type SkipReason = 'byok' | 'free_lane' | 'zero' | 'too_large';
@@ -72,7 +82,8 @@ export function usageEventOf(
   const value = quantity === 'cost_micros' ? row.cost_micros : row.total_tokens;
   if (value <= 0) return { skip: 'zero' };
   if (value > MAX_USAGE_EVENT_VALUE) return { skip: 'too_large' };
-  const meter = rules.projectMeters.get(row.project_id) ?? lane?.meter ?? rules.meter;
+  const meter =
+    rules.projectMeters.get(row.project_id) ?? modelMeterOf(rules, row.model) ?? lane?.meter ?? rules.meter;
   return {
     event: {
       id: row.id,

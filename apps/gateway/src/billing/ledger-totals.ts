@@ -26,7 +26,7 @@ export async function ledgerTotals(
   let after = 0n;
   for (;;) {
     const page = await prisma.$queryRaw<(Raw & { seq: bigint })[]>`
-      SELECT id AS seq, request_id::text AS id, user_id::text AS user_id, project_id, endpoint, lane,
+      SELECT id AS seq, request_id::text AS id, user_id::text AS user_id, project_id, endpoint, lane, model,
              total_tokens, cost_micros, byok, created_at
         FROM usage_records
        WHERE created_at >= ${window.from} AND created_at < ${window.to} AND id > ${after}

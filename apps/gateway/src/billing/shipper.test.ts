@@ -107,6 +107,20 @@ describe('usage events of ledger records', () => {
     expect(usageEventOf(RULES, row(2, { project_id: 'p-cost' })).event?.meter).toBe('cost');
   });
 
+  it('puts a model family on its own meter when configured: the longest prefix, a project meter over it', () => {
+    const rules = {
+      ...RULES,
+      modelMeters: [
+        ['gpt-4.1-mini', 'tokens_mini'],
+        ['gpt-4.1', 'tokens_large'],
+      ] as const,
+    };
+    expect(usageEventOf(rules, row(1, { model: 'gpt-4.1-2025-04-14' })).event?.meter).toBe('tokens_large');
+    expect(usageEventOf(rules, row(1, { model: 'gpt-4.1-mini' })).event?.meter).toBe('tokens_mini');
+    expect(usageEventOf(rules, row(1, { model: 'llama-3.3' })).event?.meter).toBeUndefined();
+    expect(usageEventOf(rules, row(1, { model: 'gpt-4.1', project_id: 'p-cost' })).event?.meter).toBe('cost');
+  });
+
   it('skips BYOK (default), free lanes, zero and oversized values', () => {
     expect(usageEventOf(RULES, row(1, { byok: true })).skip).toBe('byok');
     expect(usageEventOf({ ...RULES, billByok: true }, row(1, { byok: true })).event?.value).toBe(10);

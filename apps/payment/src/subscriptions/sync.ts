@@ -77,9 +77,13 @@ export async function syncCustomerSubscriptions(
       .list({ customer: customer.stripeCustomerId, status: 'all', limit: 100 })
       .autoPagingToArray({ limit: MAX_LISTED_SUBSCRIPTIONS }),
   );
+  let stored = false;
   for (const subscription of subscriptions) {
     const snapshot = toSnapshot(subscription, await readAllItems(deps, subscription));
-    await upsertSubscriptionSnapshot(deps.prisma, { userId: customer.userId, snapshot, syncedAt });
+    stored =
+      (await upsertSubscriptionSnapshot(deps.prisma, { userId: customer.userId, snapshot, syncedAt })) ||
+      stored;
   }
   await markSubscriptionsSynced(deps.prisma, customer.userId, syncedAt);
+  if (stored) deps.onSubscriptionStored?.(customer.userId);
 }

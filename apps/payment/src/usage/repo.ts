@@ -232,9 +232,9 @@ export async function readUsersWithUsage(prisma: PrismaClient, from: Date, to: D
 export function findMeteredItems(
   prisma: PrismaClient,
   userId: string,
-): Promise<Array<{ subscriptionId: string; priceId: string; meterId: string }>> {
+): Promise<Array<{ subscriptionId: string; priceId: string; meterId: string; currency: string | null }>> {
   return prisma.$queryRaw`
-    SELECT i.subscription_id AS "subscriptionId", i.price_id AS "priceId", i.meter_id AS "meterId"
+    SELECT i.subscription_id AS "subscriptionId", i.price_id AS "priceId", i.meter_id AS "meterId", i.currency
     FROM subscription_items i JOIN subscriptions s ON s.id = i.subscription_id
     WHERE s.user_id = ${userId} AND i.meter_id IS NOT NULL`;
 }

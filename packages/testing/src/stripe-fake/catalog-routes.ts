@@ -1,8 +1,10 @@
+import type Stripe from 'stripe';
+import { prefixData } from './customer-routes';
 import { invalidRequest, resourceMissing } from './errors';
 import { applyExpand } from './expand';
 import type { RecurringInterval } from './objects';
 import { anyOf, p } from './params';
-import type { Route } from './route';
+import { listParams, paginate, type Route } from './route';
 import { addPrice, addProduct, cleanMetadata } from './store';
 
 const INTERVALS = ['day', 'month', 'week', 'year'] as const;
@@ -124,6 +126,31 @@ export const catalogRoutes: Route[] = [
       });
       store.counters.prices++;
       return applyExpand(store, price, params.expand);
+    },
+  },
+  {
+    method: 'GET',
+    pattern: /^\/v1\/prices$/,
+    params: {
+      ...listParams,
+      active: p.boolean(),
+      currency: p.string(),
+      product: p.string(),
+      type: p.oneOf(['one_time', 'recurring']),
+      expand: p.expand(),
+      created: p.any(),
+      lookup_keys: p.any(),
+      recurring: p.any(),
+    } satisfies Record<keyof Stripe.PriceListParams, unknown>,
+    handle({ store, params }) {
+      const prices = [...store.prices.values()].filter(
+        (price) =>
+          (params.active === undefined || price.active === params.active) &&
+          (params.currency === undefined || price.currency === params.currency) &&
+          (params.product === undefined || price.product === params.product) &&
+          (params.type === undefined || price.type === params.type),
+      );
+      return applyExpand(store, paginate(prices, params, '/v1/prices', 'price'), prefixData(params.expand));
     },
   },
   {
