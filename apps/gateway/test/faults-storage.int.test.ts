@@ -47,6 +47,7 @@ const REDIS_DOWN: Record<string, number[]> = {
   'POST /api/v1/auth/api-keys': [201, 400],
   'GET /api/v1/auth/api-keys/list': SERVED,
   'POST /api/v1/auth/api-keys/revoke': [404],
+  'POST /api/v1/auth/api-keys/rules': [404],
   'POST /api/v1/keys': UNAVAILABLE,
   'GET /api/v1/keys': UNAVAILABLE,
   'DELETE /api/v1/keys/{provider}': UNAVAILABLE,

@@ -86,6 +86,26 @@ export type ApiKeyScope = z.infer<typeof ZApiKeyScope>;
 /** Key names are 1 to 64 ASCII letters and digits (the spec says alphanumeric). */
 export const API_KEY_NAME_PATTERN = /^[A-Za-z0-9]{1,64}$/;
 
+/** A lane or model name in a key's rules: printable ASCII without spaces, as lanes and model ids are. */
+const ZRuleName = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,128}$/, 'must be 1 to 128 printable characters without spaces');
+
+/**
+ * The rules a key may carry (docs/teams.md#key-rules); each absent rule does
+ * not restrict. `models` entries are `provider/model` or a bare model id.
+ */
+export const ZApiKeyRules = z
+  .strictObject({
+    lanes: z.array(ZRuleName).min(1).max(32).optional(),
+    models: z.array(ZRuleName).min(1).max(64).optional(),
+    requests_per_minute: z.number().int().min(1).max(1_000_000).optional(),
+    tokens_per_minute: z.number().int().min(1).max(1_000_000_000).optional(),
+    concurrent_requests: z.number().int().min(1).max(10_000).optional(),
+  })
+  .meta({ id: 'ApiKeyRules' });
+export type ApiKeyRules = z.infer<typeof ZApiKeyRules>;
+
 /** `POST /api/v1/auth/api-keys`. */
 export const ZCreateApiKeyRequest = z
   .object({
@@ -94,6 +114,8 @@ export const ZCreateApiKeyRequest = z
       .regex(API_KEY_NAME_PATTERN)
       .meta({ description: '1 to 64 letters or digits.', example: 'ci' }),
     scope: ZApiKeyScope.default('ai'),
+    rules: ZApiKeyRules.optional(),
+    expires_at: ZIsoTimestamp.optional().meta({ description: 'When the key stops working; absent: never.' }),
   })
   .meta({ id: 'CreateApiKeyRequest' });
 export type CreateApiKeyRequest = z.infer<typeof ZCreateApiKeyRequest>;
@@ -127,6 +149,8 @@ export const ZApiKeySummary = z
     created_at: ZIsoTimestamp,
     last_used_at: ZIsoTimestamp.nullable(),
     status: ZApiKeyStatus,
+    rules: ZApiKeyRules.optional(),
+    expires_at: ZIsoTimestamp.nullable().optional(),
   })
   .meta({ id: 'ApiKeySummary' });
 export type ApiKeySummary = z.infer<typeof ZApiKeySummary>;
@@ -145,3 +169,14 @@ export const ZRevokeApiKeyResponse = z
   .object({ key_id: ZKeyId, status: z.literal('revoked') })
   .meta({ id: 'RevokeApiKeyResponse' });
 export type RevokeApiKeyResponse = z.infer<typeof ZRevokeApiKeyResponse>;
+
+/** `POST /api/v1/auth/api-keys/rules`: replaces a key's rules and expiry (null clears them). */
+export const ZUpdateApiKeyRulesRequest = z
+  .strictObject({ key_id: ZKeyId, rules: ZApiKeyRules.nullable(), expires_at: ZIsoTimestamp.nullable() })
+  .meta({ id: 'UpdateApiKeyRulesRequest' });
+export type UpdateApiKeyRulesRequest = z.infer<typeof ZUpdateApiKeyRulesRequest>;
+
+export const ZUpdateApiKeyRulesResponse = z
+  .object({ key_id: ZKeyId, rules: ZApiKeyRules.nullable(), expires_at: ZIsoTimestamp.nullable() })
+  .meta({ id: 'UpdateApiKeyRulesResponse' });
+export type UpdateApiKeyRulesResponse = z.infer<typeof ZUpdateApiKeyRulesResponse>;

@@ -14,6 +14,8 @@ import {
   ZRevokeApiKeyRequest,
   ZRevokeApiKeyResponse,
   ZSessionResponse,
+  ZUpdateApiKeyRulesRequest,
+  ZUpdateApiKeyRulesResponse,
   ZVerifyCodeRequest,
   ZVerifyCodeResponse,
 } from './gateway-auth';
@@ -206,6 +208,24 @@ function registerApiKeyPaths(registry: OpenAPIRegistry): void {
     request: { body: jsonBody(ZRevokeApiKeyRequest) },
     responses: {
       200: jsonResponse('Key revoked.', ZRevokeApiKeyResponse),
+      ...buildErrorResponses([...SESSION_WRITE_ERRORS, 'api_key_not_found']),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/auth/api-keys/rules',
+    operationId: 'updateApiKeyRules',
+    summary: "Replace an API key's rules and expiry",
+    description:
+      'Lanes, models, requests and tokens per minute, concurrent requests, expiry (docs/teams.md#key-rules); null clears. Every instance applies the change at once (its cached copy of the key is dropped).',
+    tags: [KEYS_TAG],
+    security: session,
+    request: { body: jsonBody(ZUpdateApiKeyRulesRequest) },
+    responses: {
+      200: jsonResponse(
+        'Rules replaced: the key id and the rules and expiry now in force.',
+        ZUpdateApiKeyRulesResponse,
+      ),
       ...buildErrorResponses([...SESSION_WRITE_ERRORS, 'api_key_not_found']),
     },
   });

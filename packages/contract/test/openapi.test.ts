@@ -48,6 +48,7 @@ const GATEWAY_OPERATIONS = [
   'post /api/v1/auth/api-keys',
   'get /api/v1/auth/api-keys/list',
   'post /api/v1/auth/api-keys/revoke',
+  'post /api/v1/auth/api-keys/rules',
   'get /api/v1/usage',
   'get /api/v1/usage/today',
   // Beyond the spec (issue 31, docs/usage-and-budgets.md): the ledger feed and budgets.

@@ -37,6 +37,10 @@ export const ERROR_CODES = {
   invalid_code: { status: 400, error: 'invalid or expired code' },
   invalid_redirect_url: { status: 400, error: 'redirect_url is not allowed' },
   api_key_not_found: { status: 404, error: 'api key not found' },
+  // --- gateway key rules (docs/teams.md#key-rules); a refused rate names its rule in `details` ---
+  api_key_expired: { status: 401, error: 'api key expired' },
+  key_lane_not_allowed: { status: 403, error: 'lane not allowed for this api key' },
+  key_model_not_allowed: { status: 403, error: 'model not allowed for this api key' },
   provider_key_not_found: { status: 404, error: 'provider key not found' },
   unknown_provider: { status: 400, error: 'unknown provider' },
 

@@ -7,6 +7,7 @@ import type { Response } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
 import { GateRefusedError, type PendingAdmission, takePendingAdmission } from '../auth/pending-admission';
 import type { BudgetRequest, Reservation } from '../budgets/budgets';
+import { applyKeyTargetRules } from '../key-rules/targets';
 import { annotateRecord } from '../observability/spans';
 import { costMicros, type MediaUse, mediaCostMicros, priceOf, type TokenCounts } from '../usage/pricing';
 import type { LedgerRecord } from '../usage/record';
@@ -35,7 +36,8 @@ export type AccountingBase = {
 
 export function callerOf(res: Response): Caller {
   const auth = requireAuthOf(res);
-  return { userId: auth.userId, apiKeyId: auth.kind === 'api_key' ? auth.apiKeyId : null };
+  if (auth.kind !== 'api_key') return { userId: auth.userId, apiKeyId: null };
+  return { userId: auth.userId, apiKeyId: auth.apiKeyId, keyRules: auth.rules };
 }
 
 /** The upstream that answered, on the request's one access-log line (set before the response ends). */
@@ -246,6 +248,8 @@ export async function runAccounted(
     lane: request.lane,
     media: request.media,
   };
+  // The key's lane and model lists, before anything is reserved or called.
+  applyKeyTargetRules(caller.keyRules, request);
   // A paid lane without the subscription is refused before anything is reserved or called;
   // a media request falls under the media section's billing, whatever lane it names.
   await rt.laneAccess(caller.userId, request.media ? null : request.lane);
@@ -257,7 +261,7 @@ export async function runAccounted(
   if (request.chat && first.completionCap !== undefined) capCompletion(request.chat, first.completionCap);
   const reservation = combinedReservation(first);
   const reserveMore = async (need: { promptTokens: number; completionTokens: number }) => {
-    const more = await rt.budgets.reserve({ ...budgetRequest, ...need });
+    const more = await rt.budgets.reserve({ ...budgetRequest, ...need, continuation: true });
     reservation.add(more);
     return more.completionCap;
   };

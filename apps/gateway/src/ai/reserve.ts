@@ -101,6 +101,7 @@ export function budgetRequestOf(
     userId: caller.userId,
     apiKeyId: caller.apiKeyId,
     projectId: request.projectId,
+    keyRules: caller.keyRules,
     promptTokens: chat ? estimateChatPrompt(chat) : (request.inputTokens ?? 0),
     completionTokens: chat ? completionAllowanceOf(chat, rt.completionAllowance) : 0,
     price: dearestPrice(rt, targets, at),

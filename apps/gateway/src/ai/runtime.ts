@@ -1,3 +1,4 @@
+import type { ApiKeyRules } from '@platform/contract';
 import type { Logger } from '@platform/logging';
 import type { Budgets } from '../budgets/budgets';
 import type { Clock } from '../clock';
@@ -56,4 +57,9 @@ export type AiRuntime = {
 };
 
 /** Who is calling, from the auth context. */
-export type Caller = { userId: string; apiKeyId: string | null };
+export type Caller = {
+  userId: string;
+  apiKeyId: string | null;
+  /** The key's rules (docs/teams.md#key-rules), enforced by runAccounted and the reservation. */
+  keyRules?: ApiKeyRules | undefined;
+};

@@ -1,8 +1,17 @@
-import type { PrismaClient } from '../generated/prisma/client';
+import type { ApiKeyRules } from '@platform/contract';
+import { Prisma, type PrismaClient } from '../generated/prisma/client';
 
 type Db = Pick<PrismaClient, 'apiKey' | '$transaction' | '$queryRaw'>;
 
-export type NewApiKeyRow = { userId: string; name: string; scope: string; prefix: string; hash: string };
+export type NewApiKeyRow = {
+  userId: string;
+  name: string;
+  scope: string;
+  prefix: string;
+  hash: string;
+  rules?: ApiKeyRules | undefined;
+  expiresAt?: Date | undefined;
+};
 
 export type StoredApiKey = {
   id: string;
@@ -12,6 +21,8 @@ export type StoredApiKey = {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  rules: unknown;
+  expiresAt: Date | null;
 };
 
 /**
@@ -30,7 +41,8 @@ export async function insertApiKeyWithinLimit(
     if (locked.length === 0) throw new Error('user vanished while creating an api key');
     const active = await tx.apiKey.count({ where: { userId: row.userId, revokedAt: null } });
     if (active >= max) return null;
-    return tx.apiKey.create({ data: row, select: storedSelect });
+    const { rules, ...rest } = row;
+    return tx.apiKey.create({ data: { ...rest, rules: rules ?? Prisma.DbNull }, select: storedSelect });
   });
 }
 
@@ -42,6 +54,8 @@ const storedSelect = {
   createdAt: true,
   lastUsedAt: true,
   revokedAt: true,
+  rules: true,
+  expiresAt: true,
 } as const;
 
 export async function listApiKeysOf(prisma: Db, userId: string): Promise<StoredApiKey[]> {
@@ -66,4 +80,25 @@ export async function findOwnedApiKey(
 
 export async function markApiKeyRevoked(prisma: Db, keyId: string, at: Date): Promise<void> {
   await prisma.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: at } });
+}
+
+/** Replaces a key's rules and expiry; returns the previous ones (for the audit log), null if not the user's. */
+export async function replaceApiKeyRules(
+  prisma: Db,
+  userId: string,
+  keyId: string,
+  next: { rules: ApiKeyRules | null; expiresAt: Date | null },
+): Promise<{ hash: string; rules: unknown; expiresAt: Date | null } | null> {
+  return prisma.$transaction(async (tx) => {
+    const before = await tx.apiKey.findFirst({
+      where: { id: keyId, userId },
+      select: { hash: true, rules: true, expiresAt: true },
+    });
+    if (!before) return null;
+    await tx.apiKey.update({
+      where: { id: keyId },
+      data: { rules: next.rules ?? Prisma.DbNull, expiresAt: next.expiresAt },
+    });
+    return before;
+  });
 }

@@ -1,14 +1,17 @@
 import {
   type ListApiKeysResponse,
   type RevokeApiKeyResponse,
+  type UpdateApiKeyRulesResponse,
   ZCreateApiKeyRequest,
   ZRevokeApiKeyRequest,
+  ZUpdateApiKeyRulesRequest,
 } from '@platform/contract';
 import { jsonBody, parseRequestPart } from '@platform/service-kit';
 import { Router } from 'express';
 import { authenticate, requireAuthOf } from '../auth/api-key-auth';
 import { requireTrustedOrigin } from '../auth/csrf';
 import type { AuthDeps } from '../auth/deps';
+import { updateApiKeyRules } from '../key-rules/update-rules';
 import { createApiKey } from './create-api-key';
 import { listApiKeys } from './list-api-keys';
 import { revokeApiKey } from './revoke-api-key';
@@ -34,6 +37,14 @@ export function createApiKeyRouter(deps: AuthDeps): Router {
     const body = parseRequestPart(ZRevokeApiKeyRequest, req.body);
     await revokeApiKey(deps, { userId: requireAuthOf(res).userId, keyId: body.key_id });
     res.json({ key_id: body.key_id, status: 'revoked' } satisfies RevokeApiKeyResponse);
+  });
+
+  // A key's rules and expiry (docs/teams.md#key-rules): replaced whole; null clears.
+  router.post('/api/v1/auth/api-keys/rules', session, csrf, json, async (req, res) => {
+    const body = parseRequestPart(ZUpdateApiKeyRulesRequest, req.body);
+    const userId = requireAuthOf(res).userId;
+    const change = await updateApiKeyRules(deps, { userId, keyId: body.key_id, ...body });
+    res.json({ key_id: body.key_id, ...change.after } satisfies UpdateApiKeyRulesResponse);
   });
 
   return router;

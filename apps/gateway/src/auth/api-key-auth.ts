@@ -1,5 +1,7 @@
 import { AppError } from '@platform/errors';
 import type { Request, RequestHandler, Response } from 'express';
+import type { Clock } from '../clock';
+import { assertKeyLive } from '../key-rules/rules';
 import type { ApiKeyVerifier } from './api-key-verifier';
 import type { AuthDeps } from './deps';
 import type { KeyGuessingGuard } from './key-guessing';
@@ -35,7 +37,7 @@ function bearerToken(req: Request): string | undefined {
  * many bad keys; a key that verifies passes whatever its address did. `check` is the lookup (`verify`, or key-and-limits.ts's).
  */
 export async function verifyApiKey(
-  deps: { apiKeys: Pick<ApiKeyVerifier, 'verify'>; keyGuessing: KeyGuessingGuard },
+  deps: { apiKeys: Pick<ApiKeyVerifier, 'verify'>; keyGuessing: KeyGuessingGuard; clock: Clock },
   req: Request,
   key: string,
   check: (key: string) => Promise<ApiKeyAuthContext | null> = (k) => deps.apiKeys.verify(k),
@@ -55,6 +57,8 @@ export async function verifyApiKey(
     await guard.failed(ip);
     throw new AppError('invalid_api_key');
   }
+  // A known key past its expiry says so (the key's rule), rather than `invalid api key`.
+  assertKeyLive(auth, deps.clock());
   return auth;
 }
 

@@ -1,17 +1,35 @@
+import type { ApiKeyRules } from '@platform/contract';
 import type { PrismaClient } from '../generated/prisma/client';
+import { storedRulesOf } from '../key-rules/rules';
 
 /** The queries of key verification: the lookup by hash and the batched last-used write. */
 type Db = Pick<PrismaClient, 'apiKey' | '$transaction'>;
 
 /** What the hot path needs to authenticate a key. */
-export type ApiKeyRecord = { id: string; userId: string; scope: string; revoked: boolean };
+export type ApiKeyRecord = {
+  id: string;
+  userId: string;
+  scope: string;
+  revoked: boolean;
+  rules: ApiKeyRules | undefined;
+  /** ms since the epoch; null: never expires. */
+  expiresAt: number | null;
+};
 
 export async function findApiKeyByHash(prisma: Db, hash: string): Promise<ApiKeyRecord | null> {
   const row = await prisma.apiKey.findUnique({
     where: { hash },
-    select: { id: true, userId: true, scope: true, revokedAt: true },
+    select: { id: true, userId: true, scope: true, revokedAt: true, rules: true, expiresAt: true },
   });
-  return row ? { id: row.id, userId: row.userId, scope: row.scope, revoked: row.revokedAt !== null } : null;
+  if (!row) return null;
+  return {
+    id: row.id,
+    userId: row.userId,
+    scope: row.scope,
+    revoked: row.revokedAt !== null,
+    rules: storedRulesOf(row.rules),
+    expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
+  };
 }
 
 /** One statement per key, all in one transaction; never moves last_used_at backwards. */

@@ -60,6 +60,8 @@ export type ApiKeyVerifier = {
   forget(hash: string): void;
   /** Call after marking the row revoked: marker for every instance, local eviction, broadcast. */
   announceRevocation(hash: string): Promise<void>;
+  /** Call after changing a key's rules or expiry: local eviction and broadcast, so instances re-read the row. */
+  announceChange(hash: string): Promise<void>;
   /** Batched writer of api_keys.last_used_at. */
   readonly lastUsed: LastUsedWriter;
   close(): Promise<void>;
@@ -86,6 +88,8 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
     userId: record.userId,
     apiKeyId: record.id,
     scope: record.scope,
+    ...(record.rules ? { rules: record.rules } : {}),
+    ...(record.expiresAt !== null ? { expiresAt: record.expiresAt } : {}),
   });
 
   function begin(plaintext: string): ReturnType<ApiKeyVerifier['begin']> {
@@ -122,6 +126,10 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
     forget: (hash) => cache.delete(hash),
     async announceRevocation(hash) {
       await opts.kv.set(revocationMarkerKey(hash), '1', REVOCATION_MARKER_TTL_MS);
+      cache.delete(hash);
+      await invalidation.publish(hash);
+    },
+    async announceChange(hash) {
       cache.delete(hash);
       await invalidation.publish(hash);
     },

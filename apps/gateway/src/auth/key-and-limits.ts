@@ -1,8 +1,9 @@
 import { AppError } from '@platform/errors';
-import { rateLimited } from '@platform/service-kit';
 import type { Request, RequestHandler } from 'express';
 import { lruCache } from '../cache/lru';
 import type { Clock } from '../clock';
+import { assertKeyLive } from '../key-rules/rules';
+import { rateRefusal } from '../rate-limit/limits';
 import { MAX_KEY_LENGTH, presentedApiKey, verifyApiKey } from './api-key-auth';
 import type { ApiKeyVerifier } from './api-key-verifier';
 import type { KeyGuessingGuard } from './key-guessing';
@@ -82,6 +83,7 @@ export function requireApiKeyAndLimits(deps: KeyAndLimitsDeps, opts: KeyAndLimit
     const until = peeked ? rateRefused.get(peeked.identity.apiKeyId) : undefined;
     if (deferredRate && peeked && (until === undefined || until <= deps.clock())) {
       const { identity } = peeked;
+      assertKeyLive(identity, deps.clock());
       res.locals.auth = identity;
       setPendingAdmission(res, {
         gate: {
@@ -92,7 +94,7 @@ export function requireApiKeyAndLimits(deps: KeyAndLimitsDeps, opts: KeyAndLimit
         async refused(verdict) {
           if (verdict.refused === 'rate') {
             rateRefused.set(identity.apiKeyId, deps.clock() + verdict.resetMs);
-            throw rateLimited(verdict.resetMs);
+            throw rateRefusal(deferredRate(identity), verdict.resetMs);
           }
           deps.apiKeys.forget(peeked.hash);
           await checkNow(req, key);

@@ -1,7 +1,13 @@
 import type { ErrorRequestHandler, Response } from 'express';
 
 /** One fixed-window rate counter: its store key (without the store's prefix), limit and window. */
-export type RateCounter = { key: string; max: number; windowMs: number };
+export type RateCounter = {
+  key: string;
+  max: number;
+  windowMs: number;
+  /** Set when `max` is the key's own requests_per_minute rule: a refusal names it. */
+  keyRule?: { apiKeyId: string };
+};
 
 /**
  * The store checks a request still owes before it is admitted, made in the

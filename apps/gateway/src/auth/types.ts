@@ -1,6 +1,17 @@
+import type { ApiKeyRules } from '@platform/contract';
+
 /** Who made the request, as set on `res.locals.auth` by the auth middleware. */
 export type AuthContext =
-  | { kind: 'api_key'; userId: string; apiKeyId: string; scope: string }
+  | {
+      kind: 'api_key';
+      userId: string;
+      apiKeyId: string;
+      scope: string;
+      /** The key's rules (docs/teams.md#key-rules); absent: none. */
+      rules?: ApiKeyRules | undefined;
+      /** When the key expires (ms since the epoch); absent: never. */
+      expiresAt?: number | undefined;
+    }
   | {
       kind: 'session';
       userId: string;

@@ -2,6 +2,8 @@ import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
 import { type AdmissionGate, GateRefusedError } from '../auth/pending-admission';
 import { lruCache } from '../cache/lru';
+import { keyRuleClaims } from '../key-rules/limits';
+import type { ApiKeyRules } from '../key-rules/rules';
 import { costMicros, type ModelPrice } from '../usage/pricing';
 import type { BudgetCounterStore, CounterClaim } from './counter-store';
 import { reservedOf } from './counter-store';
@@ -41,6 +43,10 @@ export type BudgetRequest = {
    * with only this cost is admitted whole or refused.
    */
   fixedCostMicros?: number;
+  /** The key's rules: its tokens per minute and concurrent requests are counted with the budgets. */
+  keyRules?: ApiKeyRules | undefined;
+  /** A stream's continuation: it takes no second concurrency slot. */
+  continuation?: boolean;
 };
 
 /** The actual use of a request, once known. */
@@ -249,7 +255,7 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
         });
       const ids = idsOf(rules, req);
       const windows = { daily: windowOf('daily', at), monthly: windowOf('monthly', at) };
-      const claims: CounterClaim[] = ids.map((id) => {
+      const budgetClaims: CounterClaim[] = ids.map((id) => {
         const w = windows[id.period];
         return {
           key: counterKey(req.userId, id, w.label),
@@ -259,6 +265,10 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
           windowStartsAt: w.startsAt,
         };
       });
+      // The key's own per-minute tokens and concurrency: after the budgets, in the same atomic step.
+      const ruleClaims = keyRuleClaims(req.apiKeyId, req.keyRules, needTokens, at, req.continuation);
+      const claims = [...budgetClaims, ...ruleClaims.map((r) => r.claim)];
+      const kinds = [...ids.map((id) => id.unit), ...ruleClaims.map((r) => r.kind)];
       // Admitted only if what is left holds the prompt and one completion
       // token: a request admitted at the edge is capped to what is left, so
       // with honest estimates what it is served never passes the budget.
@@ -280,8 +290,12 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
         const never = claims.findIndex((c) => reservedOf(c.need, minPpm) > c.limit);
         if (never >= 0) {
           const claim = claims[never] as CounterClaim;
-          throw tooLarge(ids[never] as BudgetId, claim.limit, reservedOf(claim.need, minPpm));
+          const least = reservedOf(claim.need, minPpm);
+          const rule = ruleClaims[never - ids.length];
+          throw rule ? rule.tooLarge(least) : tooLarge(ids[never] as BudgetId, claim.limit, least);
         }
+        const rule = ruleClaims[result.index - ids.length];
+        if (rule) throw rule.refuse(at);
         const id = ids[result.index] as BudgetId;
         throw refuse(id, (claims[result.index] as CounterClaim).limit, at);
       }
@@ -296,10 +310,12 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
         async settle(actual) {
           if (settled) return;
           settled = true;
+          // A slot (concurrency) is given back whole; tokens and cost become the actual figures.
+          const used = { tokens: actual.totalTokens, cost: actual.costMicros, slot: 0 };
           await opts.store.adjust(
             claims.map((c, i) => ({
               key: c.key,
-              by: (ids[i]?.unit === 'tokens' ? actual.totalTokens : actual.costMicros) - (reserved[i] ?? 0),
+              by: used[kinds[i] ?? 'tokens'] - (reserved[i] ?? 0),
               ttlMs: c.ttlMs,
             })),
           );

@@ -57,7 +57,11 @@ export function createMemoryCounterStore(
       }
       if (ppm < minPpm) return { ok: false, index: limiting };
       ppm = Math.max(ppm, 1);
-      for (const claim of claims) add(claim.key, reservedOf(claim.need, ppm), claim.ttlMs);
+      for (const claim of claims) {
+        add(claim.key, reservedOf(claim.need, ppm), claim.ttlMs);
+        const c = claim.renewTtl ? counters.get(claim.key) : undefined;
+        if (c) c.expiresAt = now() + claim.ttlMs;
+      }
       return { ok: true, ppm };
     },
     async adjust(deltas) {

@@ -22,7 +22,8 @@ const KEEPING_MARKER = 'budgets:keeping-since';
 // nothing, in one atomic step. A counter gets its expiry when this call
 // creates it (a counter made elsewhere gets one there: seed, the settles),
 // so an admitted request reads no TTL; a refused hit heals a rate counter
-// that lost its expiry.
+// that lost its expiry. A negative ttl is renewed on every reservation
+// (CounterClaim.renewTtl).
 const RESERVE_LUA = `
 local n = #KEYS - 1
 if ARGV[2] == '1' then n = n - 2 end
@@ -77,7 +78,9 @@ for i = 1, n do
   local need = tonumber(ARGV[i * 4 + 3])
   local take = math.ceil(need * ppm / 1000000)
   redis.call('INCRBY', KEYS[i], take)
-  if not values[i] then redis.call('PEXPIRE', KEYS[i], ARGV[i * 4 + 4]) end
+  local ttl = tonumber(ARGV[i * 4 + 4])
+  if ttl < 0 then redis.call('PEXPIRE', KEYS[i], -ttl)
+  elseif not values[i] then redis.call('PEXPIRE', KEYS[i], ttl) end
 end
 return {1, ppm}
 `;
@@ -112,7 +115,7 @@ export function createRedisCounterStore(
       const args = claims.flatMap((c) => [
         c.limit,
         Math.max(0, Math.ceil(c.need)),
-        Math.ceil(c.ttlMs),
+        (c.renewTtl ? -1 : 1) * Math.ceil(c.ttlMs),
         c.windowStartsAt,
       ]);
       const reply = await r.budgetReserve(

@@ -11,6 +11,8 @@ export type CounterClaim = {
   need: number;
   ttlMs: number;
   windowStartsAt: number;
+  /** Set the expiry on every reservation, not only when the counter is created (a concurrency counter). */
+  renewTtl?: boolean;
 };
 
 /** A change to one counter: `by` added (negative gives back); `ttlMs` its expiry if it has none. */

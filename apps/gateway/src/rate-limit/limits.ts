@@ -1,4 +1,5 @@
 import type { KeyValueStore } from '@platform/db';
+import { AppError } from '@platform/errors';
 import { countHit, rateLimited, windowKey } from '@platform/service-kit';
 import type { RateCounter } from '../auth/pending-admission';
 import type { AuthContext } from '../auth/types';
@@ -24,15 +25,34 @@ export function aiLimitCheck(opts: AiLimitOptions): AiLimit {
   const limit = { name: 'ai', max: opts.perMinute, windowMs: 60_000 };
   const subjectOf = (auth: AuthContext) =>
     auth.kind === 'api_key' ? `key:${auth.apiKeyId}` : `user:${auth.userId}`;
+  // A key's requests_per_minute below the server's limit takes its place, on the same counter.
+  const counterOf = (auth: AuthContext): RateCounter => {
+    const own = auth.kind === 'api_key' ? auth.rules?.requests_per_minute : undefined;
+    const counter = { key: windowKey(limit, subjectOf(auth)), max: limit.max, windowMs: limit.windowMs };
+    if (own === undefined || own >= limit.max || auth.kind !== 'api_key') return counter;
+    return { ...counter, max: own, keyRule: { apiKeyId: auth.apiKeyId } };
+  };
   return {
     async check(auth) {
-      const rate = await countHit(opts.kv, limit, subjectOf(auth));
-      if (rate.total > limit.max) throw rateLimited(rate.resetMs);
+      const counter = counterOf(auth);
+      const rate = await countHit(opts.kv, { ...limit, max: counter.max }, subjectOf(auth));
+      if (rate.total > counter.max) throw rateRefusal(counter, rate.resetMs);
     },
-    counterOf: (auth) => ({
-      key: windowKey(limit, subjectOf(auth)),
-      max: limit.max,
-      windowMs: limit.windowMs,
-    }),
+    counterOf,
   };
+}
+
+/** 429 rate_limited with Retry-After; when the key's own rule refused, `details` names it. */
+export function rateRefusal(counter: RateCounter, resetMs: number): AppError {
+  const plain = rateLimited(resetMs);
+  if (!counter.keyRule) return plain;
+  return new AppError('rate_limited', {
+    headers: plain.headers ?? {},
+    details: [
+      {
+        path: 'key.requests_per_minute',
+        message: `requests per minute of API key ${counter.keyRule.apiKeyId} (${counter.max}) are spent`,
+      },
+    ],
+  });
 }

@@ -72,6 +72,11 @@ export const GATEWAY_ENDPOINTS: EndpointCall[] = [
   withSession('post', '/api/v1/auth/api-keys', () => ({ name: `k${next()}` })),
   withSession('get', '/api/v1/auth/api-keys/list'),
   withSession('post', '/api/v1/auth/api-keys/revoke', { key_id: '00000000-0000-4000-8000-000000000000' }),
+  withSession('post', '/api/v1/auth/api-keys/rules', {
+    key_id: '00000000-0000-4000-8000-000000000000',
+    rules: null,
+    expires_at: null,
+  }),
   withKey('post', '/api/v1/keys', { provider: 'groq', key: 'gsk_fault_test_key_1' }),
   withKey('get', '/api/v1/keys'),
   { ...withKey('delete', '/api/v1/keys/cerebras'), name: 'DELETE /api/v1/keys/{provider}' },

@@ -1,0 +1,25 @@
+import type { AccountedRequest } from '../ai/reserve';
+import { type ApiKeyRules, allowedTargets, assertLaneAllowed, modelAllowed } from './rules';
+
+/**
+ * A key's lane and model lists applied to a request before it is reserved:
+ * a lane off the list is 403; a chat keeps only the targets the model list
+ * allows (fallback stays within them), 403 when none is left. A request
+ * whose route holds its own target list (media, embeddings) is refused
+ * unless the model list allows every target it may use. A media request
+ * without a lane is checked under its endpoint's name (image, tts, ...).
+ */
+export function applyKeyTargetRules(rules: ApiKeyRules | undefined, request: AccountedRequest): void {
+  if (!rules) return;
+  assertLaneAllowed(rules, request.lane ?? request.endpoint);
+  if (!rules.models) return;
+  const chat = request.chat;
+  if (chat) {
+    chat.targets = allowedTargets(rules, chat.targets);
+    return;
+  }
+  const models = rules.models;
+  const denied = (request.targets ?? []).filter((t) => !modelAllowed(models, t));
+  // Throws naming the models off the list.
+  if (denied.length > 0) allowedTargets({ models }, denied);
+}
