@@ -1,4 +1,5 @@
 import { perTestFile } from '@platform/testing';
+import { runLateCli } from '../src/usage/late-cli';
 import { readMeterConfig } from '../src/usage/meters';
 import { runReconcileCli } from '../src/usage/reconcile-cli';
 import type { UsageSender } from '../src/usage/sender';
@@ -41,6 +42,16 @@ async function reconcile(from: Date, to: Date) {
     },
   );
   return { code, report: JSON.parse(out.join('\n')) };
+}
+
+async function late(argv: string[]): Promise<string> {
+  const out: string[] = [];
+  const code = await runLateCli({ prisma: h.prisma, stripe: h.deps().stripe }, argv, {
+    out: (line) => out.push(line),
+    err: (line) => out.push(line),
+  });
+  expect(code).toBe(0);
+  return out.join('\n');
 }
 
 /** Runs a sender until every row of `ids` left `pending`, then stops it. */
@@ -112,6 +123,21 @@ describe('usage and invoices across a period end', () => {
     expect(report.invoice_differences.filter((d: { user_id: string }) => d.user_id === userId)).toEqual([
       expect.objectContaining({ kind: 'late', invoice: invoice.id, late: 11 }),
     ]);
+
+    // The documented command lists it with its amount (11 at 2 per unit), then bills it by hand, once.
+    const listed = await late(['--user', userId]);
+    expect(listed).toContain(`LATE user=${userId} meter=tokens events=1 value=11`);
+    expect(listed).toContain('amount=22 usd');
+    await late(['--user', userId, '--bill']);
+    await late(['--user', userId, '--bill']);
+    expect(h.fake.invoices.items(customer)).toEqual([
+      expect.objectContaining({ amount: 22, currency: 'usd', customer }),
+    ]);
+    expect(await statusOf(e3.id)).toBe('billed_by_hand');
+    const after = await reconcile(new Date(c0 - HOUR), periodEnd);
+    expect(after.report.invoice_differences.filter((d: { user_id: string }) => d.user_id === userId)).toEqual(
+      [],
+    );
   });
 
   test('a planted invoice mismatch is found: usage Stripe metered after the invoice was finalized', async () => {

@@ -287,3 +287,23 @@ export async function readMinuteTotals(
     maybeSentIds: maybe.map((r) => r.id),
   };
 }
+
+/** The `late` rows, optionally of one user, in order. */
+export function findLateEvents(prisma: PrismaClient, userId: string | undefined): Promise<OutboxEvent[]> {
+  return prisma.$queryRaw`
+    SELECT id, user_id AS "userId", meter, event_name AS "eventName", value, occurred_at AS "occurredAt"
+    FROM usage_events
+    WHERE status = 'late' AND (${userId ?? null}::text IS NULL OR user_id = ${userId ?? null})
+    ORDER BY user_id, meter, occurred_at`;
+}
+
+/** Late rows billed as an invoice item: kept, out of the `late` count. */
+export async function markBilledByHand(
+  prisma: PrismaClient,
+  ids: string[],
+  invoiceItemId: string,
+): Promise<void> {
+  await prisma.$executeRaw`
+    UPDATE usage_events SET status = 'billed_by_hand', hold_reason = ${`invoice item ${invoiceItemId}`}
+    WHERE id = ANY(${ids}::text[]) AND status = 'late'`;
+}

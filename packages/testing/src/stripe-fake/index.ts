@@ -49,7 +49,7 @@ import {
 import type { StripeEventEnvelope } from './webhooks';
 
 export type { StripeErrorType } from './errors';
-export type { FakeInvoice, InvoiceControls } from './invoices';
+export type { FakeInvoice, FakeInvoiceItem, InvoiceControls } from './invoices';
 export type { MeterControls } from './meter-controls';
 export type * from './meter-store';
 export type * from './objects';

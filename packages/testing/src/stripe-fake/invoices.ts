@@ -4,7 +4,7 @@ import { meterTotal } from './meter-store';
 import type { FakeSubscription, FakeSubscriptionItem } from './objects';
 import { anyOf, p } from './params';
 import { listParams, paginate, type Route } from './route';
-import { addInterval, makeId, type StripeStore } from './store';
+import { addInterval, cleanMetadata, makeId, type StripeStore } from './store';
 
 /**
  * Invoices of subscriptions with metered prices, as Stripe's usage-based
@@ -44,13 +44,19 @@ export type FakeInvoice = Pick<
 /** Stripe's default invoice finalization grace for subscriptions. */
 export const FINALIZATION_GRACE_SECONDS = 3600;
 
-type InvoiceState = { invoices: Map<string, FakeInvoice> };
+/** A pending invoice item (`invoiceitems.create`): added to the customer's next invoice. */
+export type FakeInvoiceItem = Pick<
+  Stripe.InvoiceItem,
+  'id' | 'object' | 'amount' | 'currency' | 'date' | 'description' | 'livemode' | 'metadata'
+> & { customer: string };
+
+type InvoiceState = { invoices: Map<string, FakeInvoice>; items: FakeInvoiceItem[] };
 const states = new WeakMap<StripeStore, InvoiceState>();
 
 export function invoiceStateOf(store: StripeStore): InvoiceState {
   let state = states.get(store);
   if (!state) {
-    state = { invoices: new Map() };
+    state = { invoices: new Map(), items: [] };
     states.set(store, state);
   }
   return state;
@@ -177,6 +183,8 @@ export type InvoiceControls = {
   closePeriod(subscriptionId: string): FakeInvoice;
   /** The invoices of a customer (settled: drafts past their grace are finalized), newest first. */
   list(customer: string): FakeInvoice[];
+  /** Invoice items created for a customer (`invoiceitems.create`), oldest first. */
+  items(customer: string): FakeInvoiceItem[];
 };
 
 export function createInvoiceControls(store: StripeStore): InvoiceControls {
@@ -187,6 +195,7 @@ export function createInvoiceControls(store: StripeStore): InvoiceControls {
         .filter((inv) => inv.customer === customer)
         .map((inv) => settle(store, inv))
         .reverse(),
+    items: (customer) => invoiceStateOf(store).items.filter((item) => item.customer === customer),
   };
 }
 
@@ -254,6 +263,52 @@ const listInvoiceParams = {
 } satisfies Partial<Record<keyof Stripe.InvoiceListParams, unknown>>;
 
 export const invoiceRoutes: Route[] = [
+  {
+    method: 'POST',
+    pattern: /^\/v1\/invoiceitems$/,
+    params: {
+      customer: p.string({ required: true }),
+      amount: p.integer(),
+      currency: p.string(),
+      description: p.string(),
+      metadata: p.metadata(),
+      subscription: p.string(),
+      expand: p.expand(),
+      ...anyOf(
+        'discountable',
+        'discounts',
+        'invoice',
+        'period',
+        'price_data',
+        'pricing',
+        'quantity',
+        'tax_behavior',
+        'tax_code',
+        'tax_rates',
+        'unit_amount_decimal',
+        'customer_account',
+      ),
+    },
+    handle({ store, params }) {
+      const customer = params.customer as string;
+      if (!store.customers.has(customer)) throw resourceMissing('customer', customer, 'customer', 400);
+      if (params.amount === undefined || params.currency === undefined)
+        throw invalidRequest('Missing required param: amount.', 'amount', 'parameter_missing');
+      const item: FakeInvoiceItem = {
+        id: makeId('ii', 24),
+        object: 'invoiceitem',
+        amount: params.amount as number,
+        currency: String(params.currency).toLowerCase(),
+        customer,
+        date: store.now(),
+        description: (params.description as string | undefined) ?? null,
+        livemode: false,
+        metadata: cleanMetadata(params.metadata),
+      };
+      invoiceStateOf(store).items.push(item);
+      return item;
+    },
+  },
   {
     method: 'POST',
     pattern: /^\/v1\/invoices\/create_preview$/,
