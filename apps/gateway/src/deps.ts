@@ -33,6 +33,7 @@ import { withLedgerFallbacks } from './usage/ledger-durable';
 import { createPostgresLedger } from './usage/ledger-postgres';
 import { createRedisStreamLedger } from './usage/ledger-redis-stream';
 import { createLedgerSpool } from './usage/ledger-spool';
+import { insertUsageAttempts } from './usage/repo';
 import { startUsageRetention } from './usage/retention';
 
 export const SERVICE_NAME = 'gateway';
@@ -200,6 +201,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     registry: metrics.registry,
     storedKeys: storedKeys.lookup,
     ledger,
+    recordAttempts: (rows) => insertUsageAttempts(prisma, rows),
     budgets,
     laneAccess: billing.access,
   });

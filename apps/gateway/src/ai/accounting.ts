@@ -11,6 +11,7 @@ import { applyKeyTargetRules } from '../key-rules/targets';
 import { annotateRecord } from '../observability/spans';
 import { costMicros, type MediaUse, mediaCostMicros, priceOf, type TokenCounts } from '../usage/pricing';
 import type { LedgerRecord } from '../usage/record';
+import { type BillableAttempt, collectBillableAttempts } from './billable-attempts';
 import type { CacheTokens } from './chat';
 import { clientAbortSignal } from './client-signal';
 import type { Target } from './config/lanes';
@@ -268,15 +269,20 @@ export async function runAccounted(
   const finish = createFinish(rt, base, reservation, storedKeys);
   const clientSignal = clientAbortSignal(res);
   let answered: Answered;
+  const attempts: BillableAttempt[] = [];
   try {
-    answered = await run({ storedKeys, clientSignal, requestId: requestIdOf(res), reserveMore });
+    answered = await collectBillableAttempts(attempts, () =>
+      run({ storedKeys, clientSignal, requestId: requestIdOf(res), reserveMore }),
+    );
   } catch (err) {
     if (err instanceof ClientGoneError) {
       await finish({ status: CLIENT_CLOSED_STATUS, target: undefined, usage: null }).catch(() => {});
+      recordAttempts(rt, base, attempts);
       return;
     }
     if (err instanceof FallbackExhaustedError) {
       await finish({ status: err.error.status, target: err.lastTarget, usage: null }).catch(() => {});
+      recordAttempts(rt, base, attempts);
       throw err.error;
     }
     await finish({ status: isAppError(err) ? err.status : 500, target: undefined, usage: null }).catch(
@@ -290,6 +296,36 @@ export async function runAccounted(
     () => false,
   );
   await answered.last(recorded);
+  recordAttempts(rt, base, attempts);
+}
+
+/**
+ * Failed attempts the provider may bill (timed out after the request was
+ * sent), kept for an operator in usage_attempts beside the request's record,
+ * never charged: best effort, after the answer, logged when it fails.
+ */
+function recordAttempts(rt: AiRuntime, base: AccountingBase, attempts: readonly BillableAttempt[]): void {
+  if (attempts.length === 0 || !rt.recordAttempts) return;
+  rt.recordAttempts(
+    attempts.map((a) => ({
+      requestId: base.requestId,
+      userId: base.caller.userId,
+      apiKeyId: base.caller.apiKeyId,
+      projectId: base.projectId,
+      endpoint: base.endpoint,
+      provider: a.target.provider,
+      model: a.target.model,
+      outcome: a.outcome,
+      status: a.status,
+      byok: a.byok,
+      latencyMs: Math.round(a.latencyMs),
+    })),
+  ).catch((err: unknown) =>
+    rt.logger.error(
+      { err: err instanceof Error ? err.message : String(err), request_id: base.requestId },
+      'billable upstream attempts not recorded',
+    ),
+  );
 }
 
 /**

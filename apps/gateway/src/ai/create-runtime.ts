@@ -50,6 +50,8 @@ export type CreateAiRuntimeOptions = {
   registry: Registry;
   storedKeys: StoredKeyLookup;
   ledger: UsageLedger;
+  /** Keeps failed attempts the provider may bill (AiRuntime.recordAttempts). */
+  recordAttempts?: AiRuntime['recordAttempts'];
   budgets: Budgets;
   /** Paid lanes' check; absent: every lane is open (no billing configured). */
   laneAccess?: (userId: string, lane: string | null) => Promise<void>;
@@ -87,6 +89,7 @@ export function createAiRuntime(opts: CreateAiRuntimeOptions): AiRuntime {
     keepAliveMs: env.AI_STREAM_KEEPALIVE_MS,
     storedKeys: opts.storedKeys,
     ledger: opts.ledger,
+    ...(opts.recordAttempts ? { recordAttempts: opts.recordAttempts } : {}),
     laneAccess: opts.laneAccess ?? (async () => {}),
     budgets: opts.budgets,
     prices: lanes.prices,

@@ -107,6 +107,14 @@ export type FallbackOptions<T> = {
   metrics: AiMetrics;
   /** Calls the provider; resolves as soon as it started answering. */
   attempt: (ctx: AttemptContext) => Promise<T>;
+  /** Told of every failed attempt (the route frame keeps those the provider may bill). */
+  onFailedAttempt?: (failed: {
+    target: Target;
+    byok: boolean;
+    outcome: AttemptOutcome;
+    status: number | null;
+    latencyMs: number;
+  }) => void;
 };
 
 export type FallbackResult<T> = {
@@ -230,6 +238,13 @@ export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<Fall
         failure = classifyUpstreamError(err, { timedOut, clientGone: opts.clientSignal.aborted });
         logAttempt(opts, index, target, credential, failure, latencyMs, retry, span);
         if (failure.outcome === 'aborted') throw new ClientGoneError();
+        opts.onFailedAttempt?.({
+          target,
+          byok: credential.byok,
+          outcome: failure.outcome,
+          status: failure.status ?? null,
+          latencyMs,
+        });
       }
       if (!opts.retry || retry >= opts.retry.maxRetries) break;
       const delay = retryDelayMs(failure, opts.retry, opts.clock());

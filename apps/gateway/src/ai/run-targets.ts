@@ -1,3 +1,4 @@
+import { noteFailedAttempt } from './billable-attempts';
 import type { LanesConfig, RetryConfig, Target } from './config/lanes';
 import { type AttemptContext, type FallbackResult, type RetryPolicy, runWithFallback } from './fallback';
 import type { AiRuntime, StoredKeys } from './runtime';
@@ -48,5 +49,6 @@ export function runTargets<T>(rt: AiRuntime, call: TargetsCall<T>): Promise<Fall
     logger: rt.logger,
     metrics: rt.metrics,
     attempt: call.attempt,
+    onFailedAttempt: noteFailedAttempt,
   });
 }

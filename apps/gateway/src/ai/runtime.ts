@@ -4,6 +4,7 @@ import type { Budgets } from '../budgets/budgets';
 import type { Clock } from '../clock';
 import type { UsageLedger } from '../usage/ledger';
 import type { PriceTable } from '../usage/pricing';
+import type { UsageAttemptRow } from '../usage/repo';
 import type { CircuitBreaker } from './circuit-breaker';
 import type { LanesConfig } from './config/lanes';
 import type { AiMetrics } from './metrics';
@@ -40,6 +41,8 @@ export type AiRuntime = {
   storedKeys: StoredKeyLookup;
   /** Where each request's record goes, durably, before its last byte. */
   ledger: UsageLedger;
+  /** Keeps failed attempts the provider may bill (usage_attempts), for an operator; never charged. */
+  recordAttempts?: (rows: UsageAttemptRow[]) => Promise<void>;
   /**
    * Paid lanes: resolves when the caller may use the lane (null: a media call
    * without one), throws 402/503 otherwise (billing/billing.ts). Runs before

@@ -29,6 +29,31 @@ function storableRecord(r: LedgerRecord): LedgerRecord {
   return out as LedgerRecord;
 }
 
+/** A failed upstream attempt the provider may bill, as usage_attempts keeps it. */
+export type UsageAttemptRow = {
+  requestId: string;
+  userId: string;
+  apiKeyId: string | null;
+  projectId: string;
+  endpoint: string;
+  provider: string;
+  model: string;
+  outcome: string;
+  status: number | null;
+  byok: boolean;
+  latencyMs: number;
+};
+
+/** Keeps failed attempts for an operator: not in the daily sums, not in the feed, never charged. */
+export async function insertUsageAttempts(
+  prisma: PrismaClient,
+  rows: readonly UsageAttemptRow[],
+): Promise<void> {
+  await prisma.usageAttempt.createMany({
+    data: rows.map((r) => ({ ...r, projectId: String(storable(r.projectId)) })),
+  });
+}
+
 /** A ledger record (or stream entry) Postgres refused, as `usage_parked` keeps it. */
 export type ParkedRecord = { entryId: string; payload: string; reason: string };
 
