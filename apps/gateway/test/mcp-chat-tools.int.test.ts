@@ -88,7 +88,8 @@ describe('/v1/responses with tools of type mcp', () => {
     const res = await respond({ tools: [{ ...mcpTool, allowed_tools: ['echo', 'increment'] }] });
     expect(res.status).toBe(200);
     const offered = (
-      (h.openaiRequests()[0]?.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []
+      (h.openaiRequests()[0]?.body as { tools?: Array<{ function: { name: string } }> } | undefined)?.tools ??
+      []
     ).map((t) => t.function.name);
     expect(offered).toEqual(['notes__echo']);
   });
@@ -99,5 +100,22 @@ describe('/v1/responses with tools of type mcp', () => {
     const streamed = await respond({ tools: [mcpTool], stream: true });
     expect(streamed.status).toBe(400);
     expect(h.openaiRequests()).toHaveLength(0);
+  });
+
+  it('/v1/chat/completions takes the same tools entry: the loop runs and the calls are in mcp_calls', async () => {
+    h.openai.respond(
+      chatAgentTurns({ tool: 'notes__echo', inputs: [{ text: 'from chat' }], answerPrefix: 'Echoed:' }),
+    );
+    const res = await request(h.app)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${caller.apiKey}`)
+      .send({ model: 'free', messages: [{ role: 'user', content: 'Echo with notes.' }], tools: [mcpTool] });
+    expect(res.status).toBe(200);
+    expect(res.body.choices[0].message.content).toBe('Echoed: from chat');
+    expect(res.body.mcp_calls).toEqual([
+      expect.objectContaining({ type: 'mcp_call', server_label: 'notes', name: 'echo', output: 'from chat' }),
+    ]);
+    // The upstream never saw a tool of type mcp, only the function it stands for.
+    for (const r of h.openaiRequests()) expect(JSON.stringify(r.body)).not.toContain('"type":"mcp"');
   });
 });

@@ -12,6 +12,7 @@ import { createEmbeddings, estimateEmbeddingInput, prepareEmbeddings } from './e
 import { modelNotFound, openAiErrorHandler, openAiNotFound } from './errors';
 import { listModels, resolveModel, toOpenAiModel, validModelsText } from './models';
 import { prepareOpenAiChat } from './prepare';
+import { mcpToolsOf, runChatWithMcp } from './responses/mcp-loop';
 import { addResponsesRoutes } from './responses/routes';
 import type { ResponseStore } from './responses/store';
 import { openAiStreamFormat } from './stream-chat-completion';
@@ -45,6 +46,21 @@ export function createOpenAiCompatRouter(
 
   router.post('/v1/chat/completions', ...opts.guards.chat, async (req, res) => {
     const prepared = prepareOpenAiChat(rt, req.body, header(req, 'x-project-id'));
+    const mcpTools = opts.mcp ? mcpToolsOf(prepared.chat.params) : [];
+    if (opts.mcp && mcpTools.length > 0) {
+      // The gateway's tool loop (docs/mcp.md): the answer is translated, with the calls in `mcp_calls`.
+      return runChatWithMcp(rt, opts.mcp, res, prepared, mcpTools, {
+        endpoint: 'chat',
+        answer: (completion, target, requestId, items) => ({
+          ...toOpenAiCompletion(completion, target, {
+            id: completionId(requestId),
+            created: Math.floor(rt.clock() / 1000),
+            lane: prepared.chat.lane,
+          }),
+          mcp_calls: items.filter((i) => i.type === 'mcp_call'),
+        }),
+      });
+    }
     await runChatRoute(rt, res, prepared, {
       endpoint: 'chat',
       streamEndpoint: 'stream',

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { ResponsesRequest } from '@platform/contract';
 import { sendJson } from '@platform/service-kit';
 import type { Response } from 'express';
 import type {
+  ChatCompletion,
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from 'openai/resources/chat/completions';
@@ -21,8 +21,8 @@ import type { PreparedResponse } from './prepare-response';
 /** Model turns one request may take calling MCP tools before it must answer. */
 export const MAX_MCP_STEPS = 8;
 
-/** The request's `type: "mcp"` tools: the registered server each names (`server_label`) and its allowed tools. */
-export function mcpToolsOf(request: ResponsesRequest): McpToolRequest[] {
+/** A request's `type: "mcp"` tools: the registered server each names (`server_label`) and its allowed tools. */
+export function mcpToolsOf(request: { tools?: ReadonlyArray<{ type: string }> | null }): McpToolRequest[] {
   return (request.tools ?? [])
     .filter((t) => t.type === 'mcp')
     .map((t) => {
@@ -91,21 +91,31 @@ async function runCalls(tools: ChatToolSession, calls: ChatCompletionMessageTool
   return { messages, items };
 }
 
+/** The answer of a route to a completion that called no more MCP tools, with the `mcp_*` items so far. */
+export type McpLoopAnswer = (
+  completion: ChatCompletion,
+  target: Target,
+  requestId: string,
+  items: Array<Record<string, unknown>>,
+) => unknown;
+
 /**
- * `POST /v1/responses` with tools of `type: "mcp"` naming registered
- * servers: the key's allowed tools of those servers are offered to the model
- * as functions; the calls it makes run through the MCP gateway (governed, each
- * a ledger record of its own), their results go back to the model, until it
- * answers without calling one (at most MAX_MCP_STEPS turns), on whatever
- * target its lane has. The model turns are one ledger record of the request,
- * each turn priced at the target that served it. Not streamed.
+ * A /v1 chat route's request with MCP tools (`requested`, registered
+ * servers): the key's allowed tools of those servers are offered to the
+ * model as functions; the calls it makes run through the MCP gateway
+ * (governed, each a ledger record of its own), their results go back to the
+ * model, until it answers without calling one (at most MAX_MCP_STEPS
+ * turns), on whatever target its lane has. The model turns are one ledger
+ * record of the request (`endpoint`), each turn priced at the target that
+ * served it. Not streamed.
  */
-export async function runResponseWithMcp(
+export async function runChatWithMcp(
   rt: AiRuntime,
   mcp: McpGateway,
   res: Response,
-  prepared: PreparedResponse,
+  prepared: { chat: PreparedChat; stream: boolean },
   requested: McpToolRequest[],
+  route: { endpoint: string; answer: McpLoopAnswer },
 ): Promise<void> {
   if (prepared.stream) {
     throw unsupportedParameter(
@@ -120,62 +130,76 @@ export async function runResponseWithMcp(
     projectId: prepared.chat.projectId,
   };
   const tools = await openChatTools(mcp, owner, requested);
+  const own = (prepared.chat.params.tools ?? []).filter((t) => (t as { type?: unknown }).type !== 'mcp');
   const chat: PreparedChat = {
     ...prepared.chat,
-    params: { ...prepared.chat.params, tools: [...(prepared.chat.params.tools ?? []), ...tools.tools] },
+    params: { ...prepared.chat.params, tools: [...own, ...tools.tools] },
   };
+  const request = { projectId: chat.projectId, endpoint: route.endpoint, lane: chat.lane, chat };
   try {
-    await runAccounted(
-      rt,
-      res,
-      { projectId: chat.projectId, endpoint: 'responses', lane: chat.lane, chat },
-      async (call) => {
-        const segments: Segment[] = [];
-        const items: Array<Record<string, unknown>> = listItems(tools);
-        let messages = chat.params.messages;
-        for (let step = 0; ; step += 1) {
-          if (step > 0)
-            await call.reserveMore({
-              promptTokens: 0,
-              completionTokens: chat.params.max_tokens ?? rt.completionAllowance,
-            });
-          const turn = { ...chat, params: { ...chat.params, messages } };
-          const result = await runChatCompletion(rt, turn, call.storedKeys, call.clientSignal);
-          const used = completionUsage(turn, result);
-          segments.push({ target: result.target, usage: used.usage, cache: used.cache ?? null });
-          const message = result.value.choices[0]?.message;
-          const toolCalls = message?.tool_calls ?? [];
-          const mcpCalls = toolCalls.filter((c) => c.type === 'function' && tools.has(c.function.name));
-          // Done: no MCP call, a function of the client's own to answer, or no turns left.
-          if (mcpCalls.length === 0 || mcpCalls.length < toolCalls.length || step + 1 >= MAX_MCP_STEPS) {
-            logUpstream(res, result);
-            const answer = toResponse(
-              result.value,
-              result.target.model,
-              responseIdentity(call.requestId, chat.lane),
-              prepared.request,
-            );
-            const response = { ...answer, output: [...items, ...answer.output] };
-            const outcome = {
-              status: 200,
-              target: result.target,
-              usage: sumUsage(segments),
-              segments,
-              estimated: used.estimated,
-            };
-            return answerWith(outcome, () => sendJson(res, response));
-          }
-          const ran = await runCalls(tools, mcpCalls, call.clientSignal);
-          items.push(...ran.items);
-          messages = [
-            ...messages,
-            { role: 'assistant', content: message?.content ?? null, tool_calls: mcpCalls },
-            ...ran.messages,
-          ];
+    await runAccounted(rt, res, request, async (call) => {
+      const segments: Segment[] = [];
+      const items: Array<Record<string, unknown>> = listItems(tools);
+      let messages = chat.params.messages;
+      for (let step = 0; ; step += 1) {
+        if (step > 0) {
+          await call.reserveMore({
+            promptTokens: 0,
+            completionTokens: chat.params.max_tokens ?? rt.completionAllowance,
+          });
         }
-      },
-    );
+        const turn = { ...chat, params: { ...chat.params, messages } };
+        const result = await runChatCompletion(rt, turn, call.storedKeys, call.clientSignal);
+        const used = completionUsage(turn, result);
+        segments.push({ target: result.target, usage: used.usage, cache: used.cache ?? null });
+        const message = result.value.choices[0]?.message;
+        const toolCalls = message?.tool_calls ?? [];
+        const mcpCalls = toolCalls.filter((c) => c.type === 'function' && tools.has(c.function.name));
+        // Done: no MCP call, a function of the client's own to answer, or no turns left.
+        if (mcpCalls.length === 0 || mcpCalls.length < toolCalls.length || step + 1 >= MAX_MCP_STEPS) {
+          logUpstream(res, result);
+          const response = route.answer(result.value, result.target, call.requestId, items);
+          const outcome = {
+            status: 200,
+            target: result.target,
+            usage: sumUsage(segments),
+            segments,
+            estimated: used.estimated,
+          };
+          return answerWith(outcome, () => sendJson(res, response));
+        }
+        const ran = await runCalls(tools, mcpCalls, call.clientSignal);
+        items.push(...ran.items);
+        messages = [
+          ...messages,
+          { role: 'assistant', content: message?.content ?? null, tool_calls: mcpCalls },
+          ...ran.messages,
+        ];
+      }
+    });
   } finally {
     await tools.close();
   }
+}
+
+/** `POST /v1/responses` with tools of `type: "mcp"`: `mcp_list_tools` and `mcp_call` items lead the output. */
+export function runResponseWithMcp(
+  rt: AiRuntime,
+  mcp: McpGateway,
+  res: Response,
+  prepared: PreparedResponse,
+  requested: McpToolRequest[],
+): Promise<void> {
+  return runChatWithMcp(rt, mcp, res, prepared, requested, {
+    endpoint: 'responses',
+    answer: (completion, target, requestId, items) => {
+      const answer = toResponse(
+        completion,
+        target.model,
+        responseIdentity(requestId, prepared.chat.lane),
+        prepared.request,
+      );
+      return { ...answer, output: [...items, ...answer.output] };
+    },
+  });
 }
