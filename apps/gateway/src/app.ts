@@ -10,6 +10,7 @@ import {
 import type { Express } from 'express';
 import { createChatRouter, createMediaRouter } from './ai/routes';
 import { createApiKeyRouter } from './api-keys/routes';
+import { createAuditRouter } from './audit/routes';
 import { authenticate, requireApiKey } from './auth/api-key-auth';
 import { requireTrustedOrigin } from './auth/csrf';
 import { requireApiKeyAndLimits } from './auth/key-and-limits';
@@ -148,8 +149,10 @@ export function createApp(deps: GatewayDeps): Express {
       currency: env.AI_COST_CURRENCY,
       auth: sessionOrKey,
       csrf: requireTrustedOrigin(deps),
+      logger,
     }),
   );
+  app.use(createAuditRouter({ prisma, auth: sessionOrKey }));
   app.use(
     createMcpServerRouter({
       prisma,

@@ -4,6 +4,7 @@ import { createHttpMetrics, type HttpMetrics, type Logger, type Registry } from 
 import type { LanesConfig } from './ai/config/lanes';
 import { createAiRuntime } from './ai/create-runtime';
 import type { AiRuntime } from './ai/runtime';
+import { startAuditRetention } from './audit/retention';
 import { createApiKeyVerifier } from './auth/api-key-verifier';
 import type { AuthDeps } from './auth/deps';
 import { createKeyGuessingGuard } from './auth/key-guessing';
@@ -177,6 +178,12 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     now: clock,
   });
   const retention = startUsageRetention({ prisma, logger, clock, retentionDays: env.USAGE_RETENTION_DAYS });
+  const auditRetention = startAuditRetention({
+    prisma,
+    logger,
+    clock,
+    retentionDays: env.AUDIT_RETENTION_DAYS,
+  });
   const responses =
     env.RESPONSES_RETENTION_DAYS > 0
       ? createResponseStore({ prisma, clock, retentionDays: env.RESPONSES_RETENTION_DAYS })
@@ -240,6 +247,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     responses,
     stopRetention: () => {
       retention.stop();
+      auditRetention.stop();
       stopResponseSweep?.();
     },
   };

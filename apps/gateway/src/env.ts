@@ -156,6 +156,8 @@ export const ZGatewayEnv = z
     USAGE_LEDGER_SPOOL_MAX_BYTES: envFields.positiveInt(64 * 1024 * 1024),
     /** Days raw usage records are kept (daily sums are kept for ever). */
     USAGE_RETENTION_DAYS: envFields.positiveInt(90),
+    /** Days an audit event is kept (docs/teams.md#audit-log); older ones are purged hourly. */
+    AUDIT_RETENTION_DAYS: envFields.positiveInt(365),
     /** Days a `store: true` response of /v1/responses is kept; 0 turns storing off. */
     RESPONSES_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
     /**

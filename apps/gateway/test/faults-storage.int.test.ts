@@ -48,6 +48,8 @@ const REDIS_DOWN: Record<string, number[]> = {
   'GET /api/v1/auth/api-keys/list': SERVED,
   'POST /api/v1/auth/api-keys/revoke': [404],
   'POST /api/v1/auth/api-keys/rules': [404],
+  'GET /api/v1/audit': SERVED,
+  'GET /api/v1/audit/export': SERVED,
   'POST /api/v1/keys': UNAVAILABLE,
   'GET /api/v1/keys': UNAVAILABLE,
   'DELETE /api/v1/keys/{provider}': UNAVAILABLE,

@@ -8,6 +8,7 @@ import {
 } from '@platform/contract';
 import { jsonBody, parseRequestPart } from '@platform/service-kit';
 import { Router } from 'express';
+import { recordAudit } from '../audit/record';
 import { authenticate, requireAuthOf } from '../auth/api-key-auth';
 import { requireTrustedOrigin } from '../auth/csrf';
 import type { AuthDeps } from '../auth/deps';
@@ -25,7 +26,20 @@ export function createApiKeyRouter(deps: AuthDeps): Router {
 
   router.post('/api/v1/auth/api-keys', session, csrf, json, async (req, res) => {
     const body = parseRequestPart(ZCreateApiKeyRequest, req.body);
-    const created = await createApiKey(deps, { userId: requireAuthOf(res).userId, ...body });
+    const userId = requireAuthOf(res).userId;
+    const created = await createApiKey(deps, { userId, ...body });
+    await recordAudit(deps, req, res, {
+      action: 'api_key.create',
+      ownerUserId: userId,
+      target: `api_key:${created.key_id}`,
+      after: {
+        name: created.name,
+        scope: created.scope,
+        key_prefix: created.key_prefix,
+        rules: body.rules ?? null,
+        expires_at: body.expires_at ?? null,
+      },
+    });
     res.status(201).json(created);
   });
 
@@ -35,7 +49,17 @@ export function createApiKeyRouter(deps: AuthDeps): Router {
 
   router.post('/api/v1/auth/api-keys/revoke', session, csrf, json, async (req, res) => {
     const body = parseRequestPart(ZRevokeApiKeyRequest, req.body);
-    await revokeApiKey(deps, { userId: requireAuthOf(res).userId, keyId: body.key_id });
+    const userId = requireAuthOf(res).userId;
+    const { changed } = await revokeApiKey(deps, { userId, keyId: body.key_id });
+    if (changed) {
+      await recordAudit(deps, req, res, {
+        action: 'api_key.revoke',
+        ownerUserId: userId,
+        target: `api_key:${body.key_id}`,
+        before: { status: 'active' },
+        after: { status: 'revoked' },
+      });
+    }
     res.json({ key_id: body.key_id, status: 'revoked' } satisfies RevokeApiKeyResponse);
   });
 
@@ -44,6 +68,12 @@ export function createApiKeyRouter(deps: AuthDeps): Router {
     const body = parseRequestPart(ZUpdateApiKeyRulesRequest, req.body);
     const userId = requireAuthOf(res).userId;
     const change = await updateApiKeyRules(deps, { userId, keyId: body.key_id, ...body });
+    await recordAudit(deps, req, res, {
+      action: 'api_key.rules',
+      ownerUserId: userId,
+      target: `api_key:${body.key_id}`,
+      ...change,
+    });
     res.json({ key_id: body.key_id, ...change.after } satisfies UpdateApiKeyRulesResponse);
   });
 

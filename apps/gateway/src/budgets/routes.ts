@@ -6,12 +6,30 @@ import {
   ZSetBudgetRequest,
 } from '@platform/contract';
 import { AppError } from '@platform/errors';
+import type { Logger } from '@platform/logging';
 import { jsonBody, parseRequestPart } from '@platform/service-kit';
 import { type RequestHandler, Router } from 'express';
+import { recordAudit } from '../audit/record';
 import { requireAuthOf } from '../auth/api-key-auth';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { BudgetStatus, Budgets } from './budgets';
-import { deleteUserBudget, ownsApiKey, upsertUserBudget, useInWindow } from './repo';
+import { deleteUserBudget, listUserBudgets, ownsApiKey, upsertUserBudget, useInWindow } from './repo';
+import type { BudgetId } from './rules';
+
+/** A user's own limit of one budget, or null (what the audit log's before/after shows). */
+async function ownLimit(
+  prisma: PrismaClient,
+  userId: string,
+  id: BudgetId,
+): Promise<{ limit: number } | null> {
+  const own = (await listUserBudgets(prisma, userId)).find(
+    (r) => r.scope === id.scope && r.subject === id.subject && r.period === id.period && r.unit === id.unit,
+  );
+  return own ? { limit: own.limit } : null;
+}
+
+const budgetTarget = (id: BudgetId) =>
+  `budget:${id.scope}.${id.period}.${id.unit}${id.subject ? `:${id.subject}` : ''}`;
 
 function toBudget(s: BudgetStatus): Budget {
   return {
@@ -40,6 +58,7 @@ export function createBudgetRouter(opts: {
   currency: string;
   auth: RequestHandler;
   csrf: RequestHandler;
+  logger: Logger;
 }): Router {
   const router = Router();
   // A budget reading, under /usage for the contract's sake.
@@ -71,7 +90,15 @@ export function createBudgetRouter(opts: {
     if (rule.scope === 'api_key' && !(await ownsApiKey(opts.prisma, userId, rule.subject)))
       throw new AppError('api_key_not_found');
     const counted = await opts.budgets.isCounted(userId, rule);
+    const before = await ownLimit(opts.prisma, userId, rule);
     await upsertUserBudget(opts.prisma, userId, rule);
+    await recordAudit(opts, req, res, {
+      action: 'budget.set',
+      ownerUserId: userId,
+      target: budgetTarget(rule),
+      before,
+      after: { limit: rule.limit },
+    });
     // Not counted until now: its counter starts at the window's use so far.
     if (!counted) await opts.budgets.seed(userId, rule, (w) => useInWindow(opts.prisma, userId, rule, w));
     opts.budgets.invalidate(userId);
@@ -88,7 +115,14 @@ export function createBudgetRouter(opts: {
   router.delete('/api/v1/budgets', opts.auth, opts.csrf, async (req, res) => {
     const id = parseRequestPart(ZBudgetId, req.query);
     const { userId } = requireAuthOf(res);
+    const before = await ownLimit(opts.prisma, userId, id);
     if (!(await deleteUserBudget(opts.prisma, userId, id))) throw new AppError('not_found');
+    await recordAudit(opts, req, res, {
+      action: 'budget.delete',
+      ownerUserId: userId,
+      target: budgetTarget(id),
+      before,
+    });
     opts.budgets.invalidate(userId);
     res.status(204).end();
   });

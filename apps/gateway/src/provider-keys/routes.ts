@@ -3,6 +3,7 @@ import { AppError } from '@platform/errors';
 import { jsonBody, parseRequestPart } from '@platform/service-kit';
 import { type RequestHandler, Router } from 'express';
 import type { ProviderCatalog } from '../ai/providers/catalog';
+import { type AuditDeps, recordAudit } from '../audit/record';
 import { requireAuthOf } from '../auth/api-key-auth';
 import type { ProviderKeyDeps } from './deps';
 import { listProviderKeys } from './list-provider-keys';
@@ -16,7 +17,7 @@ import { storeProviderKey } from './store-provider-key';
  * and those the lanes config adds.
  */
 export function createProviderKeyRouter(
-  deps: ProviderKeyDeps,
+  deps: ProviderKeyDeps & Pick<AuditDeps, 'logger'>,
   opts: { auth: RequestHandler; csrf: RequestHandler; catalog: ProviderCatalog },
 ): Router {
   const router = Router();
@@ -28,7 +29,15 @@ export function createProviderKeyRouter(
       throw new AppError('validation_failed', {
         details: [{ path: 'provider', message: 'unknown provider' }],
       });
-    const stored = await storeProviderKey(deps, { userId: requireAuthOf(res).userId, ...body });
+    const userId = requireAuthOf(res).userId;
+    const stored = await storeProviderKey(deps, { userId, ...body });
+    // The stored answer names the provider and the key's last four characters, never the key.
+    await recordAudit(deps, req, res, {
+      action: 'provider_key.set',
+      ownerUserId: userId,
+      target: `provider_key:${body.provider}`,
+      after: stored,
+    });
     res.status(201).json(stored);
   });
 
@@ -39,7 +48,13 @@ export function createProviderKeyRouter(
   router.delete('/api/v1/keys/:provider', opts.auth, opts.csrf, async (req, res) => {
     const { provider } = parseRequestPart(ZProviderKeyParams, req.params);
     if (!known(provider)) throw new AppError('unknown_provider');
-    await removeProviderKey(deps, { userId: requireAuthOf(res).userId, provider });
+    const userId = requireAuthOf(res).userId;
+    await removeProviderKey(deps, { userId, provider });
+    await recordAudit(deps, req, res, {
+      action: 'provider_key.delete',
+      ownerUserId: userId,
+      target: `provider_key:${provider}`,
+    });
     res.status(204).end();
   });
 

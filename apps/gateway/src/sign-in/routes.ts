@@ -8,6 +8,7 @@ import {
 import { isAppError } from '@platform/errors';
 import { consumeLimit, countHit, jsonBody, parseRequestPart, rateLimited } from '@platform/service-kit';
 import express, { type Request, Router } from 'express';
+import { recordAudit } from '../audit/record';
 import { assertTrustedOrigin } from '../auth/csrf';
 import type { AuthDeps } from '../auth/deps';
 import { type SessionDeps, startSession } from '../auth/sessions';
@@ -88,6 +89,16 @@ export function createSignInRouter(deps: AuthDeps, mailer: Mailer): Router {
       deps.logger.warn({ err: { message: (err as Error)?.message } }, 'sign-in address not remembered'),
     );
     const { expiresAt } = await startSession(sessionDeps, res, user.id, req.headers['user-agent']);
+    await recordAudit(
+      deps,
+      req,
+      res,
+      { action: 'sign_in.magic_link', ownerUserId: user.id },
+      {
+        actorUserId: user.id,
+        actorKind: 'magic_link',
+      },
+    );
     if (isForm) {
       const rawState = (req.body as { state?: unknown }).state;
       const redirect =

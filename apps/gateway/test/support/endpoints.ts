@@ -72,6 +72,8 @@ export const GATEWAY_ENDPOINTS: EndpointCall[] = [
   withSession('post', '/api/v1/auth/api-keys', () => ({ name: `k${next()}` })),
   withSession('get', '/api/v1/auth/api-keys/list'),
   withSession('post', '/api/v1/auth/api-keys/revoke', { key_id: '00000000-0000-4000-8000-000000000000' }),
+  withSession('get', '/api/v1/audit'),
+  withSession('get', '/api/v1/audit/export'),
   withSession('post', '/api/v1/auth/api-keys/rules', {
     key_id: '00000000-0000-4000-8000-000000000000',
     rules: null,

@@ -1,0 +1,58 @@
+import type { PrismaClient } from '../generated/prisma/client';
+
+type Db = Pick<PrismaClient, 'auditEvent' | '$transaction' | '$executeRaw'>;
+
+export type AuditEventRow = {
+  id: bigint;
+  at: Date;
+  actorUserId: string | null;
+  actorKind: string;
+  action: string;
+  target: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  before: unknown;
+  after: unknown;
+};
+
+/** The owner's events, newest first, below `beforeId` when given. */
+export async function listAuditEvents(
+  prisma: Db,
+  q: { ownerUserId: string; beforeId?: bigint | undefined; limit: number; since?: Date | undefined },
+): Promise<AuditEventRow[]> {
+  return prisma.auditEvent.findMany({
+    where: {
+      ownerUserId: q.ownerUserId,
+      ...(q.beforeId !== undefined ? { id: { lt: q.beforeId } } : {}),
+      ...(q.since ? { at: { gte: q.since } } : {}),
+    },
+    orderBy: { id: 'desc' },
+    take: q.limit,
+    select: {
+      id: true,
+      at: true,
+      actorUserId: true,
+      actorKind: true,
+      action: true,
+      target: true,
+      ip: true,
+      userAgent: true,
+      before: true,
+      after: true,
+    },
+  });
+}
+
+/**
+ * Deletes events older than `before`, at most `batch` of them: the one
+ * DELETE the table's trigger lets through, as it runs with `audit.purge`
+ * set for its own transaction.
+ */
+export async function purgeAuditEvents(prisma: Db, before: Date, batch: number): Promise<number> {
+  return prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT set_config('audit.purge', 'on', true)`;
+    return tx.$executeRaw`
+      DELETE FROM audit_events WHERE id IN (
+        SELECT id FROM audit_events WHERE at < ${before} ORDER BY id LIMIT ${batch})`;
+  });
+}
