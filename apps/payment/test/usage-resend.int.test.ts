@@ -113,4 +113,36 @@ describe('resends after 24 hours', () => {
     expect((await rowOf(event.id)).status).toBe('sent');
     expect(h.fake.meters.total('ai_tokens', customer)).toBe(4);
   });
+
+  test('when the meter cannot tell which of two rows it holds, both are held for review, none resent', async () => {
+    const start = Date.now() - 27 * HOUR;
+    h.clock.set(new Date(start));
+    const userId = newUserId('review');
+    const { customer } = await subscribeToMeter(h, app, userId, 'ai_tokens', {
+      periodStart: new Date(start - HOUR),
+    });
+    const minute = Math.floor((start - 120_000) / 60_000) * 60_000;
+    const a = usageEvent({ user_id: userId, value: 3, timestamp: new Date(minute + 5_000).toISOString() });
+    const b = usageEvent({ user_id: userId, value: 5, timestamp: new Date(minute + 9_000).toISOString() });
+    await postUsage(app, [a, b]).expect(200);
+    // Both were sent once and not recorded; Stripe holds only one of them.
+    await h.deps().stripe.billing.meterEvents.create({
+      event_name: 'ai_tokens',
+      identifier: a.id,
+      timestamp: Math.floor(new Date(a.timestamp).getTime() / 1000),
+      payload: { stripe_customer_id: customer, value: '3' },
+    });
+    await h.prisma.usageEvent.updateMany({
+      where: { id: { in: [a.id, b.id] } },
+      data: { firstAttemptAt: new Date(start), attempts: 1 },
+    });
+    h.clock.set(new Date(start + 26 * HOUR));
+    await runSender(
+      async () =>
+        (await h.prisma.usageEvent.count({ where: { id: { in: [a.id, b.id] }, status: 'pending' } })) === 0,
+    );
+    expect((await rowOf(a.id)).status).toBe('review');
+    expect((await rowOf(b.id)).status).toBe('review');
+    expect(h.fake.meters.total('ai_tokens', customer)).toBe(3);
+  });
 });
