@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describeWith, needPrivateStorage, type PrivateStorage } from '@platform/testing';
+import { describeWith, eventually, needPrivateStorage, type PrivateStorage } from '@platform/testing';
 import { type AiHarness, startAiHarness, type TestCaller } from './support/ai-harness';
 import { parseSse } from './support/sse';
 
@@ -27,6 +27,20 @@ describeWith(privateStorage)('ledger fallbacks', () => {
   beforeEach(async () => {
     h.resetFakes();
     caller = await h.createCaller();
+    // Warm up (key cache, connections, the budget counters) on storage that is up, as a client would have.
+    const warm = await eventually(async () => {
+      const res = await fetch(`${url}/api/v1/ai/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': caller.apiKey },
+        body: JSON.stringify({
+          lane: 'free',
+          project_id: 'warm',
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      });
+      return res.status === 200;
+    });
+    expect(warm).toBe(true);
   });
 
   /** A stream whose upstream takes ~1 s; `during` runs once the first chunk has arrived. */
@@ -99,7 +113,7 @@ describeWith(privateStorage)('ledger fallbacks', () => {
     expect(rows[0]).toEqual(expect.objectContaining({ status: 200, totalTokens: 6 }));
     const [sums] = await h.prisma.$queryRaw<{ requests: bigint; tokens: bigint }[]>`
       SELECT sum(requests)::bigint AS requests, sum(total_tokens)::bigint AS tokens
-        FROM usage_daily WHERE user_id = ${caller.userId}::uuid`;
+        FROM usage_daily WHERE user_id = ${caller.userId}::uuid AND project_id = 'fallback'`;
     expect({ requests: Number(sums?.requests), tokens: Number(sums?.tokens) }).toEqual({
       requests: 1,
       tokens: 6,
