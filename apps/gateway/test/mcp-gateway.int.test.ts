@@ -156,6 +156,48 @@ describe('POST /mcp aggregates the configured servers', () => {
   });
 });
 
+describe('resumable streams', () => {
+  it('a call whose SSE stream was cut is resumed with Last-Event-ID and its result arrives', async () => {
+    const { client, transport } = await connect();
+    await client.listTools();
+    const headers = {
+      authorization: `Bearer ${caller.apiKey}`,
+      'mcp-session-id': transport.sessionId as string,
+      'mcp-protocol-version': transport.protocolVersion ?? '2025-11-25',
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+    };
+    const call = {
+      jsonrpc: '2.0',
+      id: 77,
+      method: 'tools/call',
+      params: { name: 'slow__sleep', arguments: { ms: 800 } },
+    };
+    const cut = new AbortController();
+    const first = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(call),
+      signal: cut.signal,
+    });
+    expect(first.headers.get('content-type')).toContain('text/event-stream');
+    // The priming event carries the id to resume from; then the client loses the stream.
+    const reader = (first.body as ReadableStream<Uint8Array>).getReader();
+    const primed = new TextDecoder().decode((await reader.read()).value);
+    const lastEventId = /^id: (.+)$/m.exec(primed)?.[1];
+    expect(lastEventId).toBeDefined();
+    cut.abort();
+    const resumed = await fetch(`${url}/mcp`, {
+      method: 'GET',
+      headers: { ...headers, 'last-event-id': lastEventId as string },
+    });
+    expect(resumed.status).toBe(200);
+    const text = await resumed.text();
+    expect(text).toContain('"id":77');
+    expect(text).toContain('slept 800');
+  });
+});
+
 describe('every call is recorded and budgeted', () => {
   it('a tool call is a ledger record with the server price; past the budget the call is refused', async () => {
     const { client } = await connect(caller.apiKey, { 'x-project-id': 'proj-mcp' });
