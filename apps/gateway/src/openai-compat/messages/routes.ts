@@ -1,7 +1,7 @@
 import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
 import { sendJson } from '@platform/service-kit';
-import { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import { callerOf } from '../../ai/accounting';
 import { clientAbortSignal } from '../../ai/client-signal';
 import type { AiRuntime } from '../../ai/runtime';
@@ -19,16 +19,13 @@ import { anthropicStreamFormat } from './stream-message';
 /** Says where a count came from: `provider` (Anthropic's count_tokens) or `estimate` (our tokenizer). */
 export const TOKEN_COUNT_HEADER = 'x-gateway-token-count';
 
-/** Anthropic's SDKs send `anthropic-version` on every request; OpenAI's never do. */
-const fromAnthropicClient: RequestHandler = (req, _res, next) =>
-  next(req.headers['anthropic-version'] === undefined ? 'route' : undefined);
-
 /**
  * Anthropic's API on the same lanes, keys (`x-api-key` as Anthropic clients
  * send it, or Bearer), limits, fallback, usage records and metrics, mounted
  * before the OpenAI-compatible router: `POST /v1/messages`,
  * `POST /v1/messages/count_tokens`, and `GET /v1/models` (and `/{id}`) in
- * Anthropic's shape when the request carries `anthropic-version`. Its errors,
+ * Anthropic's shape when the request carries `anthropic-version` (Anthropic's
+ * SDKs send it on every request, OpenAI's never do). Its errors,
  * and unknown paths under /v1/messages, are in Anthropic's shape; other
  * requests fall through to the OpenAI-compatible router.
  */
@@ -65,19 +62,22 @@ export function createMessagesRouter(
     sendJson(res, { input_tokens: count.input_tokens });
   });
 
-  router.get('/v1/models', fromAnthropicClient, ...opts.read, (req, res) => {
+  // The model routes match only for Anthropic clients, decided before any route
+  // decodes the path: otherwise a path the router cannot decode (`%E0%A4%A`)
+  // would fail here and skip the OpenAI-compatible router and its error shape.
+  const models = Router();
+  models.get('/', ...opts.read, (req, res) => {
     sendJson(res, listAnthropicModels(rt, req.query as Record<string, unknown>));
   });
-  router.get('/v1/models/*id', fromAnthropicClient, ...opts.read, (req, res) => {
+  models.get('/*id', ...opts.read, (req, res) => {
     const id = ((req.params as { id?: string[] }).id ?? []).join('/');
     if (!resolveModel(rt, id)) throw modelNotFound(id, validModelsText(rt));
     sendJson(res, toAnthropicModel(id));
   });
-  const anthropicModelErrors: ErrorRequestHandler = (err, req, res, next) => {
-    if (req.headers['anthropic-version'] === undefined) return next(err);
-    return anthropicErrors(err, req, res, next);
-  };
-  router.use('/v1/models', anthropicModelErrors);
+  models.use(anthropicErrors);
+  router.use('/v1/models', (req, res, next) =>
+    req.headers['anthropic-version'] === undefined ? next() : models(req, res, next),
+  );
 
   // Anthropic's other APIs under /v1/messages (batches) are not provided: 404 in its shape.
   router.use('/v1/messages', (req, _res, next) => {
