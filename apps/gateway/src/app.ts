@@ -24,6 +24,7 @@ import { corsPolicy } from './http/cors';
 import { createMcpPolicyRouter } from './mcp/policy-routes';
 import { createMcpRouter } from './mcp/routes';
 import { createMcpServerRouter } from './mcp/server-routes';
+import { createRequestLogRouter } from './observability/request-log-routes';
 import { createMessagesRouter } from './openai-compat/messages/routes';
 import { createOpenAiCompatRouter } from './openai-compat/routes';
 import { createProviderKeyRouter } from './provider-keys/routes';
@@ -133,6 +134,7 @@ export function createApp(deps: GatewayDeps): Express {
       json: jsonBody('16kb'),
     }),
   );
+  app.use(createRequestLogRouter({ prisma, auth: sessionOrKey }));
   app.use(
     createUsageRouter({
       prisma,

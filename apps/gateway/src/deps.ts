@@ -24,6 +24,7 @@ import { loadMcpConfig } from './mcp/config';
 import { createMcpGateway, type McpGateway } from './mcp/gateway';
 import { findSessionPolicies } from './mcp/policy-repo';
 import { loadUserServers } from './mcp/server-repo';
+import { createRequestLog, startRequestLogRetention } from './observability/request-log';
 import { createResponseStore, type ResponseStore } from './openai-compat/responses/store';
 import { parseMasterKeys } from './provider-keys/crypto';
 import type { ProviderKeyDeps } from './provider-keys/deps';
@@ -184,6 +185,10 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     clock,
     retentionDays: env.AUDIT_RETENTION_DAYS,
   });
+  const requestLog = env.REQUEST_LOG_RETENTION_DAYS > 0 ? createRequestLog({ prisma, logger }) : null;
+  const requestLogRetention = requestLog
+    ? startRequestLogRetention({ prisma, logger, clock, retentionDays: env.REQUEST_LOG_RETENTION_DAYS })
+    : null;
   const responses =
     env.RESPONSES_RETENTION_DAYS > 0
       ? createResponseStore({ prisma, clock, retentionDays: env.RESPONSES_RETENTION_DAYS })
@@ -211,6 +216,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     recordAttempts: (rows) => insertUsageAttempts(prisma, rows),
     budgets,
     laneAccess: billing.access,
+    requestLog,
   });
   const mcp = createMcpGateway({
     config: loadMcpConfig(env.MCP_CONFIG),
@@ -248,6 +254,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     stopRetention: () => {
       retention.stop();
       auditRetention.stop();
+      requestLogRetention?.stop();
       stopResponseSweep?.();
     },
   };
@@ -263,6 +270,7 @@ export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
   deps.stopRetention();
   await deps.mcp.close();
   await deps.billing.close();
+  await deps.ai.requestLog?.close();
   await deps.ledger.close();
   await deps.apiKeys.close();
   await deps.storedKeys.close();

@@ -154,6 +154,11 @@ export const ZGatewayEnv = z
      * past it an answer whose record cannot be kept is not completed (503).
      */
     USAGE_LEDGER_SPOOL_MAX_BYTES: envFields.positiveInt(64 * 1024 * 1024),
+    /**
+     * Days the request log keeps each AI request (attempts, timings, tokens,
+     * cost, client, error; docs/observability.md); 0 turns the request log off.
+     */
+    REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(14),
     /** Days raw usage records are kept (daily sums are kept for ever). */
     USAGE_RETENTION_DAYS: envFields.positiveInt(90),
     /** Days an audit event is kept (docs/teams.md#audit-log); older ones are purged hourly. */

@@ -11,6 +11,7 @@ export * from './gateway-keys';
 export * from './gateway-mcp';
 export * from './gateway-media';
 export * from './gateway-openai';
+export * from './gateway-request-log';
 export * from './gateway-responses';
 export * from './gateway-usage';
 export { buildGatewayOpenApi } from './openapi-gateway';

@@ -8,6 +8,7 @@ import { requireAuthOf } from '../auth/api-key-auth';
 import { GateRefusedError, type PendingAdmission, takePendingAdmission } from '../auth/pending-admission';
 import type { BudgetRequest, Reservation } from '../budgets/budgets';
 import { applyKeyTargetRules } from '../key-rules/targets';
+import { type AttemptLog, collectAttempts } from '../observability/attempt-log';
 import { annotateRecord } from '../observability/spans';
 import { costMicros, type MediaUse, mediaCostMicros, priceOf, type TokenCounts } from '../usage/pricing';
 import type { LedgerRecord } from '../usage/record';
@@ -92,6 +93,8 @@ export type RequestOutcome = {
    * `usage`, so that each is priced at its own target's price.
    */
   segments?: ReadonlyArray<{ target: Target; usage: ChatUsage | null; cache?: CacheTokens | null }>;
+  /** The error code the caller got (request log), when it got one. */
+  error?: string;
 };
 
 /** Status recorded when the client disconnected before the answer (nginx's convention). */
@@ -266,26 +269,35 @@ export async function runAccounted(
     reservation.add(more);
     return more.completionCap;
   };
-  const finish = createFinish(rt, base, reservation, storedKeys);
+  const attemptLog: AttemptLog = { startedAt: base.startedAt, attempts: [] };
+  const userAgent = res.req.get('user-agent');
+  const finish = createFinish(rt, base, reservation, storedKeys, (record, outcome) =>
+    rt.requestLog?.record(record, attemptLog, { userAgent, error: outcome.error }),
+  );
   const clientSignal = clientAbortSignal(res);
   let answered: Answered;
   const attempts: BillableAttempt[] = [];
   try {
+    const call = { storedKeys, clientSignal, requestId: requestIdOf(res), reserveMore };
+    // The request log's attempts are collected only while it is on.
     answered = await collectBillableAttempts(attempts, () =>
-      run({ storedKeys, clientSignal, requestId: requestIdOf(res), reserveMore }),
+      rt.requestLog ? collectAttempts(attemptLog, () => run(call)) : run(call),
     );
   } catch (err) {
     if (err instanceof ClientGoneError) {
-      await finish({ status: CLIENT_CLOSED_STATUS, target: undefined, usage: null }).catch(() => {});
+      const gone = { status: CLIENT_CLOSED_STATUS, target: undefined, usage: null, error: 'client_gone' };
+      await finish(gone).catch(() => {});
       recordAttempts(rt, base, attempts);
       return;
     }
     if (err instanceof FallbackExhaustedError) {
-      await finish({ status: err.error.status, target: err.lastTarget, usage: null }).catch(() => {});
+      const failed = { status: err.error.status, target: err.lastTarget, usage: null, error: err.error.code };
+      await finish(failed).catch(() => {});
       recordAttempts(rt, base, attempts);
       throw err.error;
     }
-    await finish({ status: isAppError(err) ? err.status : 500, target: undefined, usage: null }).catch(
+    const error = isAppError(err) ? err.code : 'internal_error';
+    await finish({ status: isAppError(err) ? err.status : 500, target: undefined, usage: null, error }).catch(
       () => {},
     );
     throw err;
@@ -361,6 +373,8 @@ function createFinish(
   base: AccountingBase,
   reservation: Reservation,
   storedKeys: StoredKeys,
+  /** Told every record (the request log); never throws. */
+  onRecord: (record: LedgerRecord, outcome: RequestOutcome) => void,
 ): (outcome: RequestOutcome) => Promise<void> {
   let done: Promise<void> | null = null;
   return (outcome) => {
@@ -368,6 +382,7 @@ function createFinish(
       const record = toLedgerRecord(rt, base, outcome, storedKeys);
       annotateRecord(record);
       rt.metrics.requestFinished(record);
+      onRecord(record, outcome);
       const span = startSpan('gateway.ledger.append', { 'gateway.request_id': record.requestId });
       // Issued in the same tick: one pipelined round trip to Redis.
       const [appended, settled] = await Promise.allSettled([

@@ -2,6 +2,7 @@ import type { Logger, Registry } from '@platform/logging';
 import type { Budgets } from '../budgets/budgets';
 import type { Clock } from '../clock';
 import type { GatewayEnv } from '../env';
+import type { RequestLog } from '../observability/request-log';
 import type { UsageLedger } from '../usage/ledger';
 import { createCircuitBreaker } from './circuit-breaker';
 import type { LanesConfig } from './config/lanes';
@@ -53,6 +54,8 @@ export type CreateAiRuntimeOptions = {
   /** Keeps failed attempts the provider may bill (AiRuntime.recordAttempts). */
   recordAttempts?: AiRuntime['recordAttempts'];
   budgets: Budgets;
+  /** The request log; absent: off. */
+  requestLog?: RequestLog | null;
   /** Paid lanes' check; absent: every lane is open (no billing configured). */
   laneAccess?: (userId: string, lane: string | null) => Promise<void>;
 };
@@ -95,5 +98,6 @@ export function createAiRuntime(opts: CreateAiRuntimeOptions): AiRuntime {
     prices: lanes.prices,
     currency: env.AI_COST_CURRENCY,
     completionAllowance: env.AI_BUDGET_COMPLETION_ALLOWANCE,
+    requestLog: opts.requestLog ?? null,
   };
 }

@@ -2,6 +2,7 @@ import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
 import { inSpan, type TraceSpan } from '@platform/service-kit';
 import type { Clock } from '../clock';
+import { noteAttempt } from '../observability/attempt-log';
 import { endAttemptSpan, startAttemptSpan, targetSkipped } from '../observability/spans';
 import type { CircuitBreaker } from './circuit-breaker';
 import type { Target } from './config/lanes';
@@ -289,6 +290,14 @@ function logAttempt<T>(
   opts.metrics.attempt(target.provider, result.outcome, latencyMs / 1000);
   opts.metrics.targetAttempt(opts.endpoint, target.provider, target.model, result.outcome, latencyMs / 1000);
   endAttemptSpan(span, result, latencyMs);
+  noteAttempt({
+    target,
+    outcome: result.outcome,
+    status: result.status,
+    retry,
+    startedAt: opts.clock() - latencyMs,
+    durationMs: latencyMs,
+  });
   const fields = {
     endpoint: opts.endpoint,
     attempt: index + 1,

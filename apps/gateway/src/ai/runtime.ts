@@ -2,6 +2,7 @@ import type { ApiKeyRules } from '@platform/contract';
 import type { Logger } from '@platform/logging';
 import type { Budgets } from '../budgets/budgets';
 import type { Clock } from '../clock';
+import type { RequestLog } from '../observability/request-log';
 import type { UsageLedger } from '../usage/ledger';
 import type { PriceTable } from '../usage/pricing';
 import type { UsageAttemptRow } from '../usage/repo';
@@ -55,6 +56,8 @@ export type AiRuntime = {
   prices: PriceTable;
   /** ISO 4217 code of every cost (AI_COST_CURRENCY). */
   currency: string;
+  /** Where each request's attempts and timings go (observability/request-log.ts); null: off. */
+  requestLog: RequestLog | null;
   /** Completion tokens reserved for a chat request without max_tokens (AI_BUDGET_COMPLETION_ALLOWANCE). */
   completionAllowance: number;
 };

@@ -1,0 +1,116 @@
+import type { PrismaClient } from '../generated/prisma/client';
+import type { LoggedAttempt } from './attempt-log';
+
+/** A row of `request_log` as written and read. */
+export type RequestLogRow = {
+  requestId: string;
+  userId: string;
+  apiKeyId: string | null;
+  projectId: string;
+  endpoint: string;
+  lane: string | null;
+  provider: string | null;
+  model: string | null;
+  status: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  costMicros: number;
+  currency: string;
+  latencyMs: number;
+  ttftMs: number | null;
+  userAgent: string | null;
+  error: string | null;
+  attempts: LoggedAttempt[];
+  createdAt: Date;
+};
+
+/** One multi-row INSERT; a request already logged (a replay) is left as it is. */
+export async function insertRequestLog(prisma: PrismaClient, rows: RequestLogRow[]): Promise<void> {
+  await prisma.requestLogEntry.createMany({
+    data: rows.map((r) => ({ ...r, costMicros: BigInt(r.costMicros) })),
+    skipDuplicates: true,
+  });
+}
+
+/** The filters of a search; all optional but the user. */
+export type RequestLogFilter = {
+  userId: string;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  apiKeyId?: string | undefined;
+  projectId?: string | undefined;
+  model?: string | undefined;
+  status?: number | undefined;
+  /** true: only requests answered with a status of 400 or more. */
+  failed?: boolean | undefined;
+  minCostMicros?: number | undefined;
+  minLatencyMs?: number | undefined;
+  /** Older than this (the previous page's last `createdAt`, with its id). */
+  before?: { createdAt: Date; requestId: string } | undefined;
+  limit: number;
+};
+
+function whereOf(f: RequestLogFilter) {
+  return {
+    userId: f.userId,
+    ...(f.apiKeyId ? { apiKeyId: f.apiKeyId } : {}),
+    ...(f.projectId ? { projectId: f.projectId } : {}),
+    ...(f.model ? { model: f.model } : {}),
+    ...(f.status !== undefined ? { status: f.status } : f.failed ? { status: { gte: 400 } } : {}),
+    ...(f.minCostMicros !== undefined ? { costMicros: { gte: BigInt(f.minCostMicros) } } : {}),
+    ...(f.minLatencyMs !== undefined ? { latencyMs: { gte: f.minLatencyMs } } : {}),
+    AND: [
+      ...(f.from ? [{ createdAt: { gte: f.from } }] : []),
+      ...(f.to ? [{ createdAt: { lt: f.to } }] : []),
+      ...(f.before
+        ? [
+            {
+              OR: [
+                { createdAt: { lt: f.before.createdAt } },
+                { createdAt: f.before.createdAt, requestId: { lt: f.before.requestId } },
+              ],
+            },
+          ]
+        : []),
+    ],
+  };
+}
+
+type Stored = Omit<RequestLogRow, 'costMicros' | 'attempts'> & { costMicros: bigint; attempts: unknown };
+
+function fromStored(row: Stored): RequestLogRow {
+  return { ...row, costMicros: Number(row.costMicros), attempts: row.attempts as LoggedAttempt[] };
+}
+
+/** Newest first, at most `limit` rows. */
+export async function searchRequestLog(prisma: PrismaClient, f: RequestLogFilter): Promise<RequestLogRow[]> {
+  const rows = await prisma.requestLogEntry.findMany({
+    where: whereOf(f),
+    orderBy: [{ createdAt: 'desc' }, { requestId: 'desc' }],
+    take: f.limit,
+  });
+  return rows.map(fromStored);
+}
+
+/** One request of the user, or null. */
+export async function findRequestLog(
+  prisma: PrismaClient,
+  userId: string,
+  requestId: string,
+): Promise<RequestLogRow | null> {
+  const row = await prisma.requestLogEntry.findFirst({ where: { userId, requestId } });
+  return row ? fromStored(row) : null;
+}
+
+/** Deletes at most `limit` rows older than `before`; returns how many. */
+export async function deleteExpiredRequestLog(
+  prisma: PrismaClient,
+  before: Date,
+  limit: number,
+): Promise<number> {
+  return prisma.$executeRaw`
+    DELETE FROM request_log WHERE request_id IN (
+      SELECT request_id FROM request_log WHERE created_at < ${before} LIMIT ${limit}
+    )`;
+}

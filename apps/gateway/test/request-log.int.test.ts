@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { FAULTS } from '@platform/testing';
+import { startRequestLogRetention } from '../src/observability/request-log';
+import { insertRequestLog } from '../src/observability/request-log-repo';
+import { type AiHarness, type TestCaller, useAiHarness } from './support/ai-harness';
+
+/**
+ * Issue 43, the request log: every AI request with its attempts (status,
+ * timings), tokens, cost, key, project, client and error, written in batches
+ * off the request path; searched and opened through the API.
+ */
+let h: AiHarness;
+let url: string;
+let caller: TestCaller;
+useAiHarness(
+  {},
+  (state) => {
+    ({ h, caller, url } = state);
+  },
+  { listen: true },
+);
+
+const body = { lane: 'free', project_id: 'proj-log', messages: [{ role: 'user', content: 'hi' }] };
+
+async function send(path: string, who: TestCaller = caller) {
+  const res = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': who.apiKey, 'user-agent': 'log-test/1.0' },
+    body: JSON.stringify(body),
+  });
+  await res.text();
+  return res.status;
+}
+
+async function get(path: string, who: TestCaller = caller) {
+  const res = await fetch(`${url}${path}`, { headers: { 'x-api-key': who.apiKey } });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function flushed() {
+  await h.deps.ai.requestLog?.flush();
+}
+
+describe('request log', () => {
+  it('a stream that failed over: its attempts in order, time to first token, tokens, cost, client', async () => {
+    h.openai.setFor('free-a', FAULTS.rateLimitedNoHint);
+    h.openai.setFor('free-b', { chunks: ['a', 'b'], usage: { prompt_tokens: 7, completion_tokens: 3 } });
+    expect(await send('/api/v1/ai/chat/stream')).toBe(200);
+    await flushed();
+    const { status, body: page } = await get(`/api/v1/request-log?key_id=${caller.apiKeyId}&status=200`);
+    expect(status).toBe(200);
+    const requests = page.requests as Array<Record<string, unknown>>;
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({
+      key_id: caller.apiKeyId,
+      project_id: 'proj-log',
+      endpoint: 'stream',
+      lane: 'free',
+      provider: 'cerebras',
+      model: 'free-b',
+      status: 200,
+      error: null,
+      prompt_tokens: 7,
+      completion_tokens: 3,
+      cost_micros: 13,
+      user_agent: 'log-test/1.0',
+      ttft_ms: expect.any(Number),
+      attempts: [
+        { target: 'groq/free-a', outcome: 'rate_limited', status: 429, retry: 0 },
+        { target: 'cerebras/free-b', outcome: 'success', status: 200, retry: 0 },
+      ],
+    });
+    const [first, second] = (requests[0] as { attempts: Array<{ start_ms: number; duration_ms: number }> })
+      .attempts;
+    expect(second?.start_ms).toBeGreaterThanOrEqual((first?.start_ms ?? 0) + (first?.duration_ms ?? 0));
+  });
+
+  it('a failed request is found by key and status and opened with its attempts; another user gets 404', async () => {
+    h.openai.set(FAULTS.rateLimitedNoHint);
+    expect(await send('/api/v1/ai/chat/completions')).toBeGreaterThanOrEqual(400);
+    h.openai.set({ content: 'fine' });
+    expect(await send('/api/v1/ai/chat/completions')).toBe(200);
+    await flushed();
+    const { body: page } = await get(`/api/v1/request-log?key_id=${caller.apiKeyId}&status=failed`);
+    const requests = page.requests as Array<Record<string, unknown>>;
+    expect(requests).toHaveLength(1);
+    const failed = requests[0] as { request_id: string; status: number; error: string | null };
+    expect(failed.status).toBeGreaterThanOrEqual(400);
+    expect(failed.error).toEqual(expect.any(String));
+
+    const detail = await get(`/api/v1/request-log/${failed.request_id}`);
+    expect(detail.status).toBe(200);
+    expect((detail.body.attempts as Array<{ outcome: string }>).map((a) => a.outcome)).toEqual([
+      'rate_limited',
+      'rate_limited',
+      'rate_limited',
+    ]);
+    const other = await h.createCaller();
+    expect((await get(`/api/v1/request-log/${failed.request_id}`, other)).status).toBe(404);
+    expect(((await get('/api/v1/request-log', other)).body.requests as unknown[]).length).toBe(0);
+  });
+
+  it('filters by model, cost and latency, pages with a cursor, refuses a bad cursor', async () => {
+    h.openai.set({ content: 'x', usage: { prompt_tokens: 2, completion_tokens: 1 } });
+    for (let i = 0; i < 3; i++) expect(await send('/api/v1/ai/chat/completions')).toBe(200);
+    await flushed();
+    const mine = `key_id=${caller.apiKeyId}`;
+    const first = await get(`/api/v1/request-log?${mine}&model=free-a&limit=2`);
+    expect((first.body.requests as unknown[]).length).toBe(2);
+    const next = first.body.next_cursor as string;
+    const second = await get(`/api/v1/request-log?${mine}&limit=2&cursor=${encodeURIComponent(next)}`);
+    expect((second.body.requests as unknown[]).length).toBe(1);
+    expect(((await get(`/api/v1/request-log?${mine}&model=other`)).body.requests as unknown[]).length).toBe(
+      0,
+    );
+    expect(
+      ((await get(`/api/v1/request-log?${mine}&min_cost_micros=1000000`)).body.requests as unknown[]).length,
+    ).toBe(0);
+    expect(
+      ((await get(`/api/v1/request-log?${mine}&min_latency_ms=0`)).body.requests as unknown[]).length,
+    ).toBe(3);
+    const bad = await get('/api/v1/request-log?cursor=nonsense');
+    expect(bad.status).toBe(400);
+    expect(bad.body.request_id).toEqual(expect.any(String));
+    // A value of the wrong kind is the contract's 422, as for every query here.
+    expect((await get('/api/v1/request-log?status=abc')).status).toBe(422);
+  });
+
+  it('retention removes rows older than the configured days, and only those', async () => {
+    const now = Date.now();
+    const row = (ageDays: number) => ({
+      requestId: randomUUID(),
+      userId: caller.userId,
+      apiKeyId: null,
+      projectId: 'old',
+      endpoint: 'chat',
+      lane: 'free',
+      provider: null,
+      model: null,
+      status: 200,
+      promptTokens: 0,
+      completionTokens: 0,
+      cachedTokens: 0,
+      costMicros: 0,
+      currency: 'USD',
+      latencyMs: 1,
+      ttftMs: null,
+      userAgent: null,
+      error: null,
+      attempts: [],
+      createdAt: new Date(now - ageDays * 86_400_000),
+    });
+    const old = row(10);
+    const recent = row(1);
+    await insertRequestLog(h.prisma, [old, recent]);
+    const retention = startRequestLogRetention({
+      prisma: h.prisma,
+      logger: h.deps.logger,
+      retentionDays: 7,
+      clock: () => now,
+    });
+    expect(await retention.runOnce()).toBeGreaterThanOrEqual(1);
+    retention.stop();
+    const left = await h.prisma.requestLogEntry.findMany({
+      where: { projectId: 'old', userId: caller.userId },
+    });
+    expect(left.map((r) => r.requestId)).toEqual([recent.requestId]);
+  });
+});
