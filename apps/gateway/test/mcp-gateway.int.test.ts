@@ -4,7 +4,7 @@ import { LONG_TOOL_NAME } from '@platform/testing';
 import request from 'supertest';
 import { MCP_GATEWAY_ERRORS } from '../src/mcp/errors';
 import { exposedName } from '../src/mcp/names';
-import { type AiHarness, type TestCaller, useAiHarness } from './support/ai-harness';
+import { type AiHarness, PUBLIC_URL, type TestCaller, useAiHarness } from './support/ai-harness';
 import {
   connectGatewayClient,
   type McpFleet,
@@ -144,6 +144,25 @@ describe('POST /mcp aggregates the configured servers', () => {
       .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(res.status).toBe(404);
     expect(res.body.error).toMatchObject({ code: -32001 });
+  });
+
+  it('a key revoked while its session is open is refused on the next request', async () => {
+    const { client, transport } = await connect();
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    const revoked = await request(h.app)
+      .post('/api/v1/auth/api-keys/revoke')
+      .set('cookie', caller.cookie)
+      .set('origin', PUBLIC_URL)
+      .send({ key_id: caller.apiKeyId });
+    expect(revoked.status).toBe(200);
+    const res = await request(url)
+      .post('/mcp')
+      .set('authorization', `Bearer ${caller.apiKey}`)
+      .set('mcp-session-id', transport.sessionId as string)
+      .set('accept', 'application/json, text/event-stream')
+      .send({ jsonrpc: '2.0', id: 9, method: 'tools/list' });
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ error: 'invalid api key' });
   });
 
   it('without a key /mcp is refused with 401 missing api key', async () => {
