@@ -430,9 +430,9 @@ describe('parameters', () => {
 describe('x-gateway-dropped-params', () => {
   it('shows only plain field names, at most 32, whatever the client sends', async () => {
     const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}`, i]));
-    // Responses fields without a chat equivalent are dropped: here 40 unknown ones and an odd key.
+    // Translated to chat (groq), Responses fields without an equivalent are dropped: 40 unknown ones and an odd key.
     const res = await post('/v1/responses', {
-      model: 'standard',
+      model: 'free',
       input: 'hi',
       'bad\r\nx-evil: 1': 1,
       ...many,

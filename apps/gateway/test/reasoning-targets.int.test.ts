@@ -11,7 +11,7 @@ let url: string;
 let caller: TestCaller;
 
 const base = lanesConfig(
-  { thinker: ['openai:o-fake'], plain: ['openai:gpt-plain'] },
+  { thinker: ['openrouter:o-fake'], plain: ['openrouter:gpt-plain'] },
   {
     image: ['openai:dall-e-3'],
     tts: ['openai:tts-1'],
@@ -25,7 +25,7 @@ const LANES = {
     ...base.lanes,
     thinker: {
       default_model: 'o-fake',
-      targets: [{ provider: 'openai', model: 'o-fake', reasoning_model: true }],
+      targets: [{ provider: 'openrouter', model: 'o-fake', reasoning_model: true }],
     },
   },
 };

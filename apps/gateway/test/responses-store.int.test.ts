@@ -8,7 +8,7 @@ let url: string;
 let caller: TestCaller;
 
 const LANES = lanesConfig(
-  { standard: ['openai:std-1'], claude: ['anthropic:claude-r'] },
+  { standard: ['openrouter:std-1'], claude: ['anthropic:claude-r'] },
   {
     image: ['openai:dall-e-3'],
     tts: ['openai:tts-1'],

@@ -12,7 +12,8 @@ let caller: TestCaller;
 
 const base = lanesConfig(
   {
-    standard: ['openai:std-1', 'openrouter:std-2'],
+    // The translated path: std-1's provider serves chat only (`openai` serves Responses itself, see below).
+    standard: ['openrouter:std-1', 'openai:std-2'],
     claude: ['anthropic:claude-r'],
   },
   {
@@ -112,7 +113,12 @@ describe('POST /v1/responses with the openai SDK', () => {
       ],
     });
     expect(events).toEqual([
-      expect.objectContaining({ endpoint: 'responses', provider: 'openai', status: 200, totalTokens: 11 }),
+      expect.objectContaining({
+        endpoint: 'responses',
+        provider: 'openrouter',
+        status: 200,
+        totalTokens: 11,
+      }),
     ]);
   });
 

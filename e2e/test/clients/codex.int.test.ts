@@ -36,8 +36,9 @@ const CHECKS = 'multi-turn tool task (exec_command), streaming, cache tokens in 
 
 type Json = Record<string, unknown>;
 
-/** The text of every tool result the upstream was sent, in either protocol. */
+/** The text of every tool result the upstream was sent, in any of the three protocols. */
 function toolResults(body: Json | undefined): string {
+  if (Array.isArray(body?.input)) return JSON.stringify(body.input);
   const messages = (body?.messages ?? []) as Json[];
   return messages
     .flatMap((m) => {
@@ -73,7 +74,7 @@ describe('Codex CLI through /v1/responses', () => {
       {
         client: '@openai/codex',
         how: '`config.toml` provider, `wire_api = "responses"`, model `gpt`',
-        target: 'openai-chat',
+        target: 'openai-responses',
         stream: true,
         checks: CHECKS,
       },

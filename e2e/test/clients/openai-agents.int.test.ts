@@ -94,7 +94,7 @@ describe('@openai/agents through the gateway', () => {
       {
         client: '@openai/agents',
         how: `${api === 'chat' ? 'OpenAIChatCompletionsModel' : 'OpenAIResponsesModel'}, baseURL \`/v1\`, model \`${LANE[kind]}\`, parallelToolCalls`,
-        target: kind === 'openai' ? 'openai-chat' : 'anthropic',
+        target: kind === 'anthropic' ? 'anthropic' : api === 'responses' ? 'openai-responses' : 'openai-chat',
         stream,
         checks: 'parallel tool round trip, cache tokens in the ledger',
       },

@@ -56,8 +56,9 @@ async function runTools(provider: Provider, kind: TargetKind, stream: boolean): 
 }
 
 /** The upstream target protocol a provider reaches, as the matrix names it. */
-function targetName(kind: TargetKind): 'openai-chat' | 'anthropic' {
-  return kind === 'openai' ? 'openai-chat' : 'anthropic';
+function targetName(provider: Provider, kind: TargetKind): 'openai-chat' | 'openai-responses' | 'anthropic' {
+  if (kind === 'anthropic') return 'anthropic';
+  return provider === 'openai.responses' ? 'openai-responses' : 'openai-chat';
 }
 
 const CASES: Array<[Provider, TargetKind, boolean]> = [];
@@ -76,7 +77,7 @@ describe('Vercel AI SDK through the gateway', () => {
         {
           client: pkg,
           how: `\`ai\` ${stream ? 'streamText' : 'generateText'}, \`${factory}\` baseURL \`/v1\`, model \`${LANE[kind]}\``,
-          target: targetName(kind),
+          target: targetName(provider, kind),
           stream,
           checks: 'multi-step tool round trip, cache tokens in the SDK usage and the ledger',
         },

@@ -59,8 +59,13 @@ export function upstreamBodies(gw: ClientGateway, kind: TargetKind): Json[] {
   return requests.map((r) => r.body as Json);
 }
 
-/** The tool results the second upstream turn carried, in either protocol. */
+/** The tool results the second upstream turn carried, in any of the three protocols. */
 export function toolResultsOf(body: Json | undefined): string[] {
+  if (Array.isArray(body?.input)) {
+    return (body.input as Json[])
+      .filter((i) => i.type === 'function_call_output')
+      .map((i) => (typeof i.output === 'string' ? i.output : JSON.stringify(i.output)));
+  }
   const messages = (body?.messages ?? []) as Json[];
   return messages.flatMap((m) => {
     if (m.role === 'tool') return [typeof m.content === 'string' ? m.content : JSON.stringify(m.content)];

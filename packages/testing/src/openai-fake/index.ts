@@ -6,6 +6,7 @@ import { scriptedFakeControls } from './controls';
 import { type EmbeddingsRequest, replyEmbeddings } from './embeddings';
 import { createAudio, SPEECH_CONTENT_TYPES, TINY_PNG_BASE64 } from './media';
 import { createRecorder, type RecordedRequest } from './recorder';
+import { replyResponses, streamResponses } from './responses';
 import {
   applyCommonBehaviour,
   type CommonBehaviour,
@@ -32,7 +33,7 @@ export type OpenAIFakeOptions = {
   behaviour?: OpenAIBehaviour;
 };
 
-/** An OpenAI-compatible provider on loopback: chat (plain and SSE), embeddings, images, speech. */
+/** An OpenAI-compatible provider on loopback: chat and Responses (plain and SSE), embeddings, images, speech. */
 export type OpenAIFake = LoopbackServer & {
   /** `${url}/v1`, the value for the SDK's `baseURL`. */
   baseURL: string;
@@ -144,6 +145,7 @@ export async function startOpenAIFake(opts: OpenAIFakeOptions = {}): Promise<Ope
     if (
       ![
         'POST /v1/chat/completions',
+        'POST /v1/responses',
         'POST /v1/images/generations',
         'POST /v1/audio/speech',
         'POST /v1/embeddings',
@@ -159,11 +161,13 @@ export async function startOpenAIFake(opts: OpenAIFakeOptions = {}): Promise<Ope
     }
     const required = endpoint.endsWith('chat/completions')
       ? ['model', 'messages']
-      : endpoint.endsWith('speech')
-        ? ['model', 'input', 'voice']
-        : endpoint.endsWith('embeddings')
-          ? ['model', 'input']
-          : ['prompt'];
+      : endpoint.endsWith('responses')
+        ? ['model']
+        : endpoint.endsWith('speech')
+          ? ['model', 'input', 'voice']
+          : endpoint.endsWith('embeddings')
+            ? ['model', 'input']
+            : ['prompt'];
     const missing = required.find((field) => body[field] === undefined);
     if (missing)
       return fail(400, `Missing required parameter: '${missing}'.`, 'missing_required_parameter', missing);
@@ -191,6 +195,10 @@ export async function startOpenAIFake(opts: OpenAIFakeOptions = {}): Promise<Ope
       }
       if (chat.stream === true) return streamChat(res, record, chat, behaviour, headers);
       return replyChat(res, record, chat, behaviour, headers);
+    }
+    if (endpoint.endsWith('/responses')) {
+      if (body.stream === true) return streamResponses(res, record, body, behaviour, headers);
+      return replyResponses(res, record, body, behaviour, headers);
     }
     if (endpoint.endsWith('embeddings')) {
       const answer = replyEmbeddings(body as EmbeddingsRequest, behaviour.usage);

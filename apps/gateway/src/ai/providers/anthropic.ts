@@ -90,7 +90,9 @@ export function createAnthropicUpstream(baseUrl: string, apiKey: string): ChatUp
     accept,
   });
 
-  const send = async (params: object, signal: AbortSignal, stream: boolean, native?: NativeRequest) => {
+  const send = async (params: object, signal: AbortSignal, stream: boolean, request?: NativeRequest) => {
+    // Only a request in Anthropic's own format goes as sent; any other is translated.
+    const native = request?.format === 'anthropic' ? request : undefined;
     const chat = params as Parameters<typeof toAnthropicRequest>[0];
     const body = native
       ? passedThrough(native.body, chat.model, stream)

@@ -16,6 +16,8 @@ export type ProviderEntry = {
   capabilities: readonly Capability[];
   /** Its chat continues a trailing assistant message (prefill); a target's `accepts_prefill` overrides it. */
   prefill: boolean;
+  /** It serves OpenAI's Responses API (`POST /responses`): /v1/responses requests go to it as sent. */
+  responses?: boolean;
 };
 
 const OPENAI_COMPATIBLE: readonly Capability[] = ['chat', 'image', 'tts'];
@@ -59,6 +61,7 @@ export const PROVIDER_CATALOG: Readonly<Record<Provider, ProviderEntry>> = {
   },
   openai: {
     prefill: false,
+    responses: true,
     defaultBaseUrl: 'https://api.openai.com/v1',
     keyEnv: 'OPENAI_API_KEY',
     api: 'openai-compatible',
@@ -116,6 +119,8 @@ export type CatalogEntry = {
   api: ApiStyle;
   capabilities: readonly Capability[];
   prefill: boolean;
+  /** Serves OpenAI's Responses API (built-in rows only). */
+  responses: boolean;
   builtIn: boolean;
 };
 
@@ -141,6 +146,7 @@ export function createProviderCatalog(
       api: row.api,
       capabilities: row.capabilities,
       prefill: extra?.accepts_prefill ?? row.prefill,
+      responses: row.responses === true,
       builtIn: true,
     });
   }
@@ -154,6 +160,7 @@ export function createProviderCatalog(
       api: 'openai-compatible',
       capabilities: ['chat'],
       prefill: extra.accepts_prefill ?? false,
+      responses: false,
       builtIn: false,
     });
   }

@@ -1,4 +1,5 @@
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
+import type { ResponsesUpstream } from './openai-responses';
 import { SseChunkIterator } from './sse-parser';
 import { readProviderError, UpstreamProtocolError } from './upstream-errors';
 import { createUpstreamPool, readJson } from './upstream-pool';
@@ -49,10 +50,24 @@ export type ChatUpstream = {
  * only `model` replaced, so what the chat shape cannot say (cache_control,
  * thinking blocks) survives. `beta` is the client's `anthropic-beta` header.
  */
-export type NativeRequest = { format: 'anthropic'; body: Record<string, unknown>; beta?: string };
+export type NativeRequest = {
+  format: 'anthropic' | 'openai-responses';
+  body: Record<string, unknown>;
+  beta?: string;
+};
 
-export function createChatUpstream(baseUrl: string, apiKey: string): ChatUpstream {
+/**
+ * `responses`: the provider also serves OpenAI's Responses API; a request
+ * that came in as Responses (`native`) goes there as sent, `model` set.
+ */
+export function createChatUpstream(
+  baseUrl: string,
+  apiKey: string,
+  responses?: ResponsesUpstream,
+): ChatUpstream {
   const pool = createUpstreamPool(baseUrl, 'chat/completions', readProviderError);
+  const asResponses = (native: NativeRequest | undefined) =>
+    responses && native?.format === 'openai-responses' ? responses : undefined;
   const headers = {
     authorization: `Bearer ${apiKey}`,
     'content-type': 'application/json',
@@ -61,15 +76,31 @@ export function createChatUpstream(baseUrl: string, apiKey: string): ChatUpstrea
   const streamHeaders = { ...headers, accept: 'text/event-stream' };
 
   return {
-    async complete(params, signal) {
+    async complete(params, signal, native) {
+      const own = asResponses(native);
+      if (own && native) return own.complete(passedThrough(native.body, params, false), signal);
       const value = await readJson(await pool.post(headers, params, signal), signal, 'unreadable completion');
       if (typeof value !== 'object' || value === null || !Array.isArray((value as ChatCompletion).choices))
         throw new UpstreamProtocolError('not a chat completion');
       return value as ChatCompletion;
     },
-    async stream(params, signal, onGarbled) {
+    async stream(params, signal, onGarbled, native) {
+      const own = asResponses(native);
+      if (own && native) return own.stream(passedThrough(native.body, params, true), signal);
       return new SseChunkIterator(await pool.post(streamHeaders, params, signal), onGarbled);
     },
-    close: () => pool.close(),
+    close: async () => {
+      await Promise.all([pool.close(), responses?.close()]);
+    },
   };
+}
+
+/** The client's own body with `model` (the target's) and `stream` set in place. */
+function passedThrough(
+  body: Record<string, unknown>,
+  params: object,
+  stream: boolean,
+): Record<string, unknown> {
+  const model = (params as { model?: unknown }).model;
+  return { ...body, model, ...(stream || body.stream !== undefined ? { stream } : {}) };
 }

@@ -4,6 +4,7 @@ import { lruCache } from '../../cache/lru';
 import { createAnthropicUpstream } from './anthropic';
 import type { ProviderCatalog } from './catalog';
 import { type ChatUpstream, createChatUpstream } from './openai-chat';
+import { createResponsesUpstream } from './openai-responses';
 
 /** The provider keys of the gateway itself, read from the environment by the caller. */
 export type ServerProviderKeys = Readonly<Record<string, string | undefined>>;
@@ -120,10 +121,15 @@ export function createProviderRegistry(opts: {
       const cached = chatClients.get(id);
       if (cached) return cached;
       // The catalogue says which client speaks the provider's API; both give the chat shape.
+      const entry = opts.catalog.get(credential.provider);
       const client =
-        opts.catalog.get(credential.provider)?.api === 'anthropic'
+        entry?.api === 'anthropic'
           ? createAnthropicUpstream(credential.baseUrl, credential.apiKey)
-          : createChatUpstream(credential.baseUrl, credential.apiKey);
+          : createChatUpstream(
+              credential.baseUrl,
+              credential.apiKey,
+              entry?.responses ? createResponsesUpstream(credential.baseUrl, credential.apiKey) : undefined,
+            );
       chatClients.set(id, client);
       return client;
     },

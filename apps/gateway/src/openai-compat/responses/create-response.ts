@@ -160,3 +160,8 @@ export function toResponse(
     ),
   });
 }
+
+/** A target's own Responses answer (same protocol), only `model` set to `<lane>/<model>`. */
+export function passThroughResponse(original: Record<string, unknown>, model: string, who: ResponseIdentity) {
+  return { ...original, model: `${who.lane}/${model}` } as ResponseAnswer;
+}

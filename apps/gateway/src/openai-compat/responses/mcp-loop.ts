@@ -131,8 +131,10 @@ export async function runChatWithMcp(
   };
   const tools = await openChatTools(mcp, owner, requested);
   const own = (prepared.chat.params.tools ?? []).filter((t) => (t as { type?: unknown }).type !== 'mcp');
+  // The loop runs through the chat path: the request is not passed as sent to a Responses target.
+  const { native: _asSent, ...base } = prepared.chat;
   const chat: PreparedChat = {
-    ...prepared.chat,
+    ...base,
     params: { ...prepared.chat.params, tools: [...own, ...tools.tools] },
   };
   const request = { projectId: chat.projectId, endpoint: route.endpoint, lane: chat.lane, chat };

@@ -105,13 +105,25 @@ export async function prepareResponse(
   const targets = selectTargets(rt.config.lanes[resolved.lane]?.targets ?? [], resolved.model);
   if (!targets) throw modelNotFound(request.model);
   const params = toChatParams(request, messages, dropped, stored !== undefined);
+  // Passed as sent to a target serving Responses; a continued conversation is ours to assemble, so translated.
+  const native = request.previous_response_id == null;
   const forTarget: PreparedChat['forTarget'] = (chatParams, target) => {
+    if (native && rt.catalog.get(target.provider)?.responses) return { params: chatParams, dropped: [] };
     const own = chatParamsFor(rt, chatParams, target, { translated: true });
     const names = own.dropped.map((name) => RESPONSES_NAMES[name] ?? name);
     return { params: own.params, dropped: [...new Set([...dropped, ...names])] };
   };
   return {
-    chat: { lane: resolved.lane, projectId, targets, params, forTarget },
+    chat: {
+      lane: resolved.lane,
+      projectId,
+      targets,
+      params,
+      forTarget,
+      ...(native
+        ? { native: { format: 'openai-responses' as const, body: body as Record<string, unknown> } }
+        : {}),
+    },
     stream: request.stream === true,
     request,
     conversation,

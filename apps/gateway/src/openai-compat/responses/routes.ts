@@ -3,10 +3,17 @@ import type { Logger } from '@platform/logging';
 import type { RequestHandler, Router } from 'express';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { callerOf } from '../../ai/accounting';
+import type { ResponsesCompletion } from '../../ai/providers/responses-translate';
 import type { AiRuntime } from '../../ai/runtime';
 import type { McpGateway } from '../../mcp/gateway';
 import { header, runChatRoute } from '../chat-route';
-import { outputMessage, type ResponseAnswer, responseIdentity, toResponse } from './create-response';
+import {
+  outputMessage,
+  passThroughResponse,
+  type ResponseAnswer,
+  responseIdentity,
+  toResponse,
+} from './create-response';
 import { mcpToolsOf, runResponseWithMcp } from './mcp-loop';
 import { prepareResponse, type StoredConversations } from './prepare-response';
 import type { ResponseStore } from './store';
@@ -73,8 +80,12 @@ export function addResponsesRoutes(
       streamEndpoint: 'responses-stream',
       identity: (requestId) => responseIdentity(requestId, prepared.chat.lane),
       streamFormat: (who) => responsesStreamFormat(who, asked, keep),
-      answer: (completion, target, who) =>
-        toResponse(completion, target.model, who, asked, keep !== undefined),
+      answer: (completion, target, who) => {
+        const original = (completion as Partial<ResponsesCompletion>).responses;
+        return original
+          ? passThroughResponse(original, target.model, who)
+          : toResponse(completion, target.model, who, asked, keep !== undefined);
+      },
       beforeSend: keep ? (answer) => keep(answer as ResponseAnswer) : undefined,
     });
   });

@@ -1,5 +1,6 @@
 import type { ResponsesRequest } from '@platform/contract';
 import { AppError } from '@platform/errors';
+import type { ResponsesChunk, ResponsesEvent } from '../../ai/providers/responses-translate';
 import type { StreamFormat } from '../../ai/streaming/relay';
 import type { SseWriter } from '../../ai/streaming/sse-writer';
 import { reasoningTokensOf } from '../create-chat-completion';
@@ -27,7 +28,8 @@ type OpenItem =
  * inside a content part, or `response.function_call_arguments.delta`), the
  * matching `.done` events and `response.output_item.done`, then
  * `response.completed` with the whole response and usage. A failure after
- * the start ends with an `error` event, which the SDK raises.
+ * the start ends with an `error` event, which the SDK raises. From a target
+ * serving Responses, its own events go on as sent, `model` set.
  */
 export function responsesStreamFormat(
   who: ResponseIdentity,
@@ -39,6 +41,17 @@ export function responsesStreamFormat(
   let open: OpenItem | null = null;
   const done: OutputItem[] = [];
   let reasoning: number | undefined;
+  /** The target serves Responses: its events went to the client as sent (only `model` set). */
+  let passed = false;
+  const passOn = (sse: SseWriter, event: ResponsesEvent, model: string) => {
+    passed = true;
+    const response = event.response as Record<string, unknown> | undefined;
+    const out = response ? { ...event, response: { ...response, model } } : event;
+    const last = event.type === 'response.completed' || event.type === 'response.incomplete';
+    // Kept before the last event, as below.
+    if (last && keep) return keep(out.response as ResponseAnswer).then(() => sse.send(event.type, out));
+    return sse.send(event.type, out);
+  };
   const send = (sse: SseWriter, type: string, data: object) => {
     const event = { type, sequence_number: sequence, ...data };
     sequence += 1;
@@ -79,6 +92,8 @@ export function responsesStreamFormat(
 
   return {
     chunk(sse, chunk, target) {
+      const native = (chunk as Partial<ResponsesChunk>).responses;
+      if (native) return passOn(sse, native, `${who.lane}/${target.model}`);
       let wait: Promise<void> | undefined;
       if (chunk.usage) reasoning = reasoningTokensOf(chunk.usage) ?? reasoning;
       if (!started) wait = begin(sse, target.model);
@@ -137,6 +152,7 @@ export function responsesStreamFormat(
       return wait;
     },
     async done(sse, end) {
+      if (passed) return;
       if (!started) begin(sse, end.target.model);
       close(sse);
       const response = responseObject(who, request, end.target.model, {
