@@ -38,7 +38,11 @@ afterAll(async () => {
 useAiHarness(
   () => ({
     MCP_CONFIG: fleet.configFile(
-      { max_result_bytes: 20_000, breaker: { failures: 2, cooldown_ms: 60_000 } },
+      {
+        max_result_bytes: 20_000,
+        breaker: { failures: 2, cooldown_ms: 60_000 },
+        payload_log_projects: ['audited'],
+      },
       { slow: { timeout_ms: 2000 }, longnames: { price_per_call: 0.001 } },
     ),
     // Each test has a new key: 2.5 calls of longnames a day.
@@ -239,6 +243,23 @@ describe('every call is recorded and budgeted', () => {
       }),
       expect.objectContaining({ model: 'longnames/short', costMicros: 1000n }),
     ]);
+  });
+});
+
+describe('arguments and results', () => {
+  it('are not written anywhere by default; a project in payload_log_projects gets them in the log, redacted', async () => {
+    const secret = `sk-live-${caller.apiKeyId}`;
+    const args = { text: `payload of ${caller.apiKeyId}`, api_key: secret };
+    const plain = await connect();
+    await plain.client.callTool({ name: 'stateful__echo', arguments: args });
+    expect(h.logs.text()).not.toContain(`payload of ${caller.apiKeyId}`);
+    const audited = await connect(caller.apiKey, { 'x-project-id': 'audited' });
+    await audited.client.callTool({ name: 'stateful__echo', arguments: args });
+    const lines = h.logs.lines.filter((l) => l.includes('mcp call payload') && l.includes(caller.apiKeyId));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`payload of ${caller.apiKeyId}`);
+    expect(lines[0]).toContain('[REDACTED]');
+    expect(h.logs.text()).not.toContain(secret);
   });
 });
 

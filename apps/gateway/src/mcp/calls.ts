@@ -102,6 +102,39 @@ function outcomeOf(
   };
 }
 
+/** The most of a call's arguments or result one payload log line keeps. */
+const PAYLOAD_LOG_CHARS = 64 * 1024;
+
+/**
+ * Arguments and result of a call of a project in `payload_log_projects`, to
+ * the log: the logger redacts secret-looking fields and tokens in every line
+ * (the log redaction rules). Other projects' payloads are never written.
+ */
+function logPayload(
+  ctx: CatalogContext,
+  call: { server: string; tool: string; params: CallToolRequest['params']; outcome: Outcome },
+): void {
+  if (!ctx.rt.config.payload_log_projects.includes(ctx.owner.projectId)) return;
+  const cut = (value: unknown) => {
+    const text = JSON.stringify(value ?? null);
+    return text.length > PAYLOAD_LOG_CHARS ? `${text.slice(0, PAYLOAD_LOG_CHARS)}...` : value;
+  };
+  ctx.rt.logger.info(
+    {
+      mcp_payload: {
+        project: ctx.owner.projectId,
+        api_key_id: ctx.owner.apiKeyId,
+        server: call.server,
+        tool: call.tool,
+        arguments: cut(call.params.arguments),
+        result: call.outcome.value ? cut(call.outcome.value) : null,
+        error: call.outcome.error?.message ?? null,
+      },
+    },
+    'mcp call payload',
+  );
+}
+
 /**
  * One `tools/call` through the gateway: resolve and govern the name, rate
  * limits, the server's breaker, a budget reservation, the call on the client
@@ -159,6 +192,7 @@ export async function callTool(
   rt.breaker.record(server.name, outcome.status !== 502 && outcome.status !== 504);
   if (outcome.status === 502) ctx.pool.drop(server.name);
   rt.metrics.call(server.name, tool, outcome.result, seconds(), { in: bytesIn, out: bytesOut });
+  logPayload(ctx, { server: server.name, tool, params, outcome });
   try {
     await finish({ status: outcome.status });
   } catch {

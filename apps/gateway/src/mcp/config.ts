@@ -65,6 +65,12 @@ export const ZMcpConfig = z
         max_per_user: z.number().int().positive().max(1000).default(20),
       })
       .default({ enabled: true, allowed_hosts: [], max_per_user: 20 }),
+    /**
+     * Projects (the sessions' x-project-id) whose tool-call arguments and
+     * results are written to the log, one line per call under the log
+     * redaction rules, at most 64 KB each; by default none: nothing of them is kept.
+     */
+    payload_log_projects: z.array(z.string().min(1).max(128)).max(1000).default([]),
     /** Consecutive failures of a server that open its circuit, and how long it then stays open. */
     breaker: z
       .object({
