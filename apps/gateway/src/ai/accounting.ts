@@ -7,7 +7,6 @@ import type { Response } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
 import { GateRefusedError, type PendingAdmission, takePendingAdmission } from '../auth/pending-admission';
 import type { BudgetRequest, Reservation } from '../budgets/budgets';
-import { applyKeyTargetRules } from '../key-rules/targets';
 import { type AttemptLog, collectAttempts } from '../observability/attempt-log';
 import { annotateRecord } from '../observability/spans';
 import { costMicros, type MediaUse, mediaCostMicros, priceOf, type TokenCounts } from '../usage/pricing';
@@ -17,6 +16,7 @@ import type { CacheTokens } from './chat';
 import { clientAbortSignal } from './client-signal';
 import type { Target } from './config/lanes';
 import { ClientGoneError, FallbackExhaustedError, type FallbackResult } from './fallback';
+import { applyKeyTargetRules } from './key-targets';
 import { type AccountedRequest, budgetRequestOf, capCompletion, combinedReservation } from './reserve';
 import type { AiRuntime, Caller, StoredKeys } from './runtime';
 

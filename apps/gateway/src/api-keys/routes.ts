@@ -12,10 +12,10 @@ import { recordAudit } from '../audit/record';
 import { authenticate, requireAuthOf } from '../auth/api-key-auth';
 import { requireTrustedOrigin } from '../auth/csrf';
 import type { AuthDeps } from '../auth/deps';
-import { updateApiKeyRules } from '../key-rules/update-rules';
 import { createApiKey } from './create-api-key';
 import { listApiKeys } from './list-api-keys';
 import { revokeApiKey } from './revoke-api-key';
+import { updateApiKeyRules } from './update-rules';
 
 /** API key management for signed-in users, mounted under /api/v1. */
 export function createApiKeyRouter(deps: AuthDeps): Router {

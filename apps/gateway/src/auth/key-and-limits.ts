@@ -3,11 +3,11 @@ import type { Request, RequestHandler } from 'express';
 import { lruCache } from '../cache/lru';
 import type { Clock } from '../clock';
 import { assertKeyLive } from '../key-rules/rules';
-import { rateRefusal } from '../rate-limit/limits';
 import { MAX_KEY_LENGTH, presentedApiKey, verifyApiKey } from './api-key-auth';
 import type { ApiKeyVerifier } from './api-key-verifier';
 import type { KeyGuessingGuard } from './key-guessing';
 import { type RateCounter, setPendingAdmission } from './pending-admission';
+import { rateRefusal } from './rate-refusal';
 import type { ApiKeyAuthContext } from './types';
 
 /** Limits of a caller with a valid key (the AI rate and token budget); its error, a 429, is the answer. */

@@ -2,11 +2,11 @@ import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
 import { type AdmissionGate, GateRefusedError } from '../auth/pending-admission';
 import { lruCache } from '../cache/lru';
-import { keyRuleClaims } from '../key-rules/limits';
 import type { ApiKeyRules } from '../key-rules/rules';
 import { costMicros, type ModelPrice } from '../usage/pricing';
 import type { BudgetCounterStore, CounterClaim } from './counter-store';
 import { reservedOf } from './counter-store';
+import { keyRuleClaims } from './key-rule-claims';
 import {
   type BudgetDefault,
   type BudgetId,

@@ -1,8 +1,10 @@
 import { type ApiKeyRules, ZApiKeyRules } from '@platform/contract';
 import { AppError } from '@platform/errors';
-import type { Target } from '../ai/config/lanes';
 
 export type { ApiKeyRules };
+
+/** Where a request may go: a lane target's provider and model. */
+export type RuleTarget = { provider: string; model: string };
 
 /**
  * A key's rules as stored (api_keys.rules). What the gateway wrote passed
@@ -16,7 +18,7 @@ export function storedRulesOf(value: unknown): ApiKeyRules | undefined {
 }
 
 /** Whether `target` is on the model list: `provider/model` or the bare model id. */
-export function modelAllowed(models: readonly string[], target: Pick<Target, 'provider' | 'model'>): boolean {
+export function modelAllowed(models: readonly string[], target: RuleTarget): boolean {
   return models.includes(target.model) || models.includes(`${target.provider}/${target.model}`);
 }
 
@@ -48,7 +50,7 @@ export function assertLaneAllowed(rules: ApiKeyRules | undefined, lane: string):
  * The targets the key's model list allows, or 403 `model not allowed for
  * this api key` when it allows none of them. Without a model list: `targets`.
  */
-export function allowedTargets<T extends Pick<Target, 'provider' | 'model'>>(
+export function allowedTargets<T extends RuleTarget>(
   rules: ApiKeyRules | undefined,
   targets: readonly T[],
 ): readonly T[] {

@@ -1,7 +1,7 @@
 import type { KeyValueStore } from '@platform/db';
-import { AppError } from '@platform/errors';
-import { countHit, rateLimited, windowKey } from '@platform/service-kit';
+import { countHit, windowKey } from '@platform/service-kit';
 import type { RateCounter } from '../auth/pending-admission';
+import { rateRefusal } from '../auth/rate-refusal';
 import type { AuthContext } from '../auth/types';
 
 export type AiLimitOptions = { kv: KeyValueStore; perMinute: number };
@@ -40,19 +40,4 @@ export function aiLimitCheck(opts: AiLimitOptions): AiLimit {
     },
     counterOf,
   };
-}
-
-/** 429 rate_limited with Retry-After; when the key's own rule refused, `details` names it. */
-export function rateRefusal(counter: RateCounter, resetMs: number): AppError {
-  const plain = rateLimited(resetMs);
-  if (!counter.keyRule) return plain;
-  return new AppError('rate_limited', {
-    headers: plain.headers ?? {},
-    details: [
-      {
-        path: 'key.requests_per_minute',
-        message: `requests per minute of API key ${counter.keyRule.apiKeyId} (${counter.max}) are spent`,
-      },
-    ],
-  });
 }

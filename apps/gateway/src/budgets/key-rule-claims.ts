@@ -1,6 +1,6 @@
 import { AppError } from '@platform/errors';
-import type { CounterClaim } from '../budgets/counter-store';
-import type { ApiKeyRules } from './rules';
+import type { ApiKeyRules } from '../key-rules/rules';
+import type { CounterClaim } from './counter-store';
 
 const MINUTE_MS = 60_000;
 /**

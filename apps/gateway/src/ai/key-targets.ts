@@ -1,5 +1,5 @@
-import type { AccountedRequest } from '../ai/reserve';
-import { type ApiKeyRules, allowedTargets, assertLaneAllowed, modelAllowed } from './rules';
+import { type ApiKeyRules, allowedTargets, assertLaneAllowed, modelAllowed } from '../key-rules/rules';
+import type { AccountedRequest } from './reserve';
 
 /**
  * A key's lane and model lists applied to a request before it is reserved:

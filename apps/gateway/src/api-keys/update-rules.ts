@@ -1,9 +1,9 @@
 import type { ApiKeyRules } from '@platform/contract';
 import { AppError } from '@platform/errors';
-import { replaceApiKeyRules } from '../api-keys/repo';
 import type { AuthDeps } from '../auth/deps';
-import { futureExpiry } from './expiry';
-import { storedRulesOf } from './rules';
+import { futureExpiry } from '../key-rules/expiry';
+import { storedRulesOf } from '../key-rules/rules';
+import { replaceApiKeyRules } from './repo';
 
 export type RulesChange = {
   before: { rules: ApiKeyRules | null; expires_at: string | null };
