@@ -152,8 +152,6 @@ export function traceRequests(): RequestHandler {
     };
     res.once('finish', end);
     res.once('close', end);
-    t.api.context.bind(ctx, req);
-    t.api.context.bind(ctx, res);
     t.api.context.with(ctx, next);
   };
 }
