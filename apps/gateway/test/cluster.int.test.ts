@@ -281,7 +281,8 @@ describeWithServers('process layout from the environment', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-cluster-embedded-'));
     const single = spawnService({ ...baseEnv, WORKERS: '2', DATA_DIR: dataDir }, await freePort());
     try {
-      await waitForLines(single, listening, 1, 30_000);
+      // A fresh embedded database is created and migrated first: over 30 s on a loaded 2-core machine.
+      await waitForLines(single, listening, 1);
       const lines = single.lines();
       expect(lines.find(listening)?.pid).toBe(single.child.pid);
       const warnings = lines.filter((l) => l.msg.includes('WORKERS'));
@@ -296,7 +297,7 @@ describeWithServers('process layout from the environment', () => {
       single.child.kill('SIGKILL');
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 40_000);
+  }, 90_000);
 
   it('refuses an invalid WORKERS with one line and exit 1', async () => {
     const bad = spawnService(

@@ -7,15 +7,15 @@ import {
   type RedisKeyValueStore,
 } from '@platform/db';
 import { testServerUrls } from './servers/env';
+import { isStoppableRedis } from './servers/redis';
 
 export type CreateTestKvOptions = {
   /** Redis server; default TEST_REDIS_URL. Without one, or with '', the in-memory store. */
   url?: string;
   /**
-   * Bound on each Redis command. Default: the product's (fast 503s) when `url` names a
-   * server of the test's own (fault tests stop it), 5 s on the shared TEST_REDIS_URL
-   * (whether given as `url` or by default), so
-   * a CPU-starved CI machine slows a test down instead of failing it.
+   * Bound on each Redis command. Default: the product's (fast 503s) on a server a
+   * fault test stops (needRedis({ private: true })), else 5 s, so a CPU-starved
+   * machine slows a test down instead of failing it.
    */
   commandTimeoutMs?: number;
 };
@@ -25,10 +25,9 @@ export type CreateTestKvOptions = {
  * close() also deletes every key it wrote), else in memory.
  */
 export function createTestKv(options: CreateTestKvOptions = {}): KeyValueStore | RedisKeyValueStore {
-  const shared = testServerUrls().redisUrl;
-  const url = options.url === undefined ? shared : options.url;
+  const url = options.url === undefined ? testServerUrls().redisUrl : options.url;
   if (!url) return createMemoryStore();
-  const commandTimeoutMs = options.commandTimeoutMs ?? (url === shared ? 5_000 : undefined);
+  const commandTimeoutMs = options.commandTimeoutMs ?? (isStoppableRedis(url) ? undefined : 5_000);
   const store = createRedisStore({
     url,
     keyPrefix: `test:${randomBytes(8).toString('hex')}:`,

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { createTestKv } from '../src/kv';
 import { perTestFile } from '../src/per-file';
-import { describeWith, needRedis } from '../src/servers';
+import { describeWith, isStoppableRedis, needRedis } from '../src/servers';
 
 it('without a Redis URL the test store is in memory', async () => {
   const kv = createTestKv({ url: '' });
@@ -33,6 +33,16 @@ describeWith(redis)('on Redis', () => {
     } finally {
       await b.close();
       await admin.quit();
+    }
+  });
+
+  it("keeps the product's short command time-outs for a server a fault test stops, and only there", async () => {
+    const stopped = await needRedis({ private: true }).start();
+    try {
+      expect(isStoppableRedis(stopped.url)).toBe(true);
+      expect(isStoppableRedis(server.url)).toBe(false);
+    } finally {
+      await stopped.close();
     }
   });
 });

@@ -3,7 +3,7 @@ export { describeUnless, describeWith, missingOf, type Need, needsMet, type Test
 export { hasPostgresServer, type NeedPostgresOptions, needPostgres, startPrivatePostgres } from './postgres';
 export type { PrivateServer } from './private-server';
 export { freePort, onPath } from './process';
-export { type NeedRedisOptions, needRedis, startPrivateRedis } from './redis';
+export { isStoppableRedis, type NeedRedisOptions, needRedis, startPrivateRedis } from './redis';
 export {
   describeWithSharedServers,
   needSharedServers,

@@ -31,6 +31,18 @@ export async function startPrivateRedis(): Promise<PrivateServer> {
   return { url: `redis://127.0.0.1:${port}`, port, shared: false, start, stop, close: stop };
 }
 
+/** URLs of the servers fault tests stop (needRedis({ private: true })). */
+const stoppable = new Set<string>();
+
+/**
+ * Whether a fault test may stop the Redis at `url`: its clients want the
+ * product's short command time-outs (fast 503s), where on any other server a
+ * CPU-starved machine should slow a test down, not fail it (createTestKv).
+ */
+export function isStoppableRedis(url: string): boolean {
+  return stoppable.has(url);
+}
+
 export type NeedRedisOptions = {
   /**
    * A server of the file's own even when TEST_REDIS_URL is set: a fault test
@@ -58,6 +70,11 @@ export function needRedis(options: NeedRedisOptions = {}): Need<TestServer> {
   return {
     kind: 'Redis',
     missing,
-    start: async () => (shared ? { url: shared, shared: true, close: async () => {} } : startPrivateRedis()),
+    async start() {
+      if (shared) return { url: shared, shared: true, close: async () => {} };
+      const server = await startPrivateRedis();
+      if (options.private) stoppable.add(server.url);
+      return server;
+    },
   };
 }
