@@ -34,7 +34,7 @@ beforeAll(async () => {
     STRIPE_EVENT_DESTINATION_SECRET: EVENT_SECRET,
   });
   ({ url, close } = await listenLoopback(app));
-}, 30_000);
+});
 afterAll(async () => {
   await close?.();
   await h?.close();
