@@ -30,6 +30,7 @@ import { createOpenAiCompatRouter } from './openai-compat/routes';
 import { createProviderKeyRouter } from './provider-keys/routes';
 import { aiLimitCheck } from './rate-limit/limits';
 import { createSignInRouter } from './sign-in/routes';
+import { createTeamRouter } from './teams/routes';
 import { createUsageRouter } from './usage/routes';
 import { requireServiceToken } from './usage/service-token';
 import { createUserRouter } from './users/routes';
@@ -155,6 +156,7 @@ export function createApp(deps: GatewayDeps): Express {
     }),
   );
   app.use(createAuditRouter({ prisma, auth: sessionOrKey }));
+  app.use(createTeamRouter(deps));
   app.use(
     createMcpServerRouter({
       prisma,

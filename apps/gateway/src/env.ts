@@ -163,6 +163,8 @@ export const ZGatewayEnv = z
     USAGE_RETENTION_DAYS: envFields.positiveInt(90),
     /** Days an audit event is kept (docs/teams.md#audit-log); older ones are purged hourly. */
     AUDIT_RETENTION_DAYS: envFields.positiveInt(365),
+    /** Most active API keys a team may have (docs/teams.md#key-rules); a user's own stay at 5. */
+    TEAM_MAX_API_KEYS: envFields.positiveInt(50),
     /** Days a `store: true` response of /v1/responses is kept; 0 turns storing off. */
     RESPONSES_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
     /**

@@ -41,6 +41,11 @@ export const ERROR_CODES = {
   api_key_expired: { status: 401, error: 'api key expired' },
   key_lane_not_allowed: { status: 403, error: 'lane not allowed for this api key' },
   key_model_not_allowed: { status: 403, error: 'model not allowed for this api key' },
+  // --- gateway teams (docs/teams.md) ---
+  team_not_found: { status: 404, error: 'team not found' },
+  team_member_not_found: { status: 404, error: 'team member not found' },
+  invalid_invite: { status: 400, error: 'invalid or expired invite' },
+  maximum_team_keys: { status: 400, error: 'maximum_team_keys' },
   provider_key_not_found: { status: 404, error: 'provider key not found' },
   unknown_provider: { status: 400, error: 'unknown provider' },
 

@@ -12,7 +12,14 @@ export type AuditAction =
   | 'budget.delete'
   | 'provider_key.set'
   | 'provider_key.delete'
-  | 'sign_in.magic_link';
+  | 'sign_in.magic_link'
+  | 'team.create'
+  | 'team.transfer'
+  | 'member.invite'
+  | 'member.join'
+  | 'member.role'
+  | 'member.remove'
+  | 'member.leave';
 
 /** A JSON value as stored in `before`/`after`: never secrets (no key plaintext, hash or provider key). */
 export type AuditState = Prisma.InputJsonValue;
@@ -21,6 +28,8 @@ export type AuditEntry = {
   action: AuditAction;
   /** Whose log: the user whose key, budget, provider key or session changed. */
   ownerUserId: string;
+  /** The team whose log it is too (its admins read it). */
+  teamId?: string;
   /** What was acted on, as kind:id. */
   target?: string;
   before?: AuditState | null;
@@ -57,6 +66,7 @@ export async function recordAudit(
       data: {
         ...actor,
         ownerUserId: entry.ownerUserId,
+        teamId: entry.teamId ?? null,
         action: entry.action,
         target: entry.target ?? null,
         ip: req.ip ?? req.socket.remoteAddress ?? null,

@@ -18,11 +18,17 @@ export type AuditEventRow = {
 /** The owner's events, newest first, below `beforeId` when given. */
 export async function listAuditEvents(
   prisma: Db,
-  q: { ownerUserId: string; beforeId?: bigint | undefined; limit: number; since?: Date | undefined },
+  q: {
+    ownerUserId?: string;
+    teamId?: string;
+    beforeId?: bigint | undefined;
+    limit: number;
+    since?: Date | undefined;
+  },
 ): Promise<AuditEventRow[]> {
   return prisma.auditEvent.findMany({
     where: {
-      ownerUserId: q.ownerUserId,
+      ...(q.teamId !== undefined ? { teamId: q.teamId } : { ownerUserId: q.ownerUserId ?? '' }),
       ...(q.beforeId !== undefined ? { id: { lt: q.beforeId } } : {}),
       ...(q.since ? { at: { gte: q.since } } : {}),
     },

@@ -1,0 +1,347 @@
+import { randomBytes } from 'node:crypto';
+import {
+  ZApiKeyRules,
+  ZCreateApiKeyRequest,
+  ZEmail,
+  ZIsoTimestamp,
+  ZRevokeApiKeyRequest,
+  ZSetBudgetRequest,
+  ZStoreProviderKeyRequest,
+} from '@platform/contract';
+import { AppError } from '@platform/errors';
+import { jsonBody, parseRequestPart } from '@platform/service-kit';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
+import { z } from 'zod';
+import { listApiKeys } from '../api-keys/list-api-keys';
+import { revokeApiKey } from '../api-keys/revoke-api-key';
+import { updateApiKeyRules } from '../api-keys/update-rules';
+import { recordAudit } from '../audit/record';
+import { listAuditEvents } from '../audit/repo';
+import { authenticate, requireAuthOf } from '../auth/api-key-auth';
+import { requireTrustedOrigin } from '../auth/csrf';
+import type { AuthDeps } from '../auth/deps';
+import { hashSessionToken } from '../auth/sessions';
+import type { Budgets } from '../budgets/budgets';
+import { ownsApiKey, upsertUserBudget, useInWindow } from '../budgets/repo';
+import type { Mailer } from '../mail/mailer';
+import type { ProviderKeyDeps } from '../provider-keys/deps';
+import { listProviderKeys } from '../provider-keys/list-provider-keys';
+import { storeProviderKey } from '../provider-keys/store-provider-key';
+import { teamAccess, teamOf } from './access';
+import { createTeamKey } from './keys';
+import * as repo from './repo';
+import { canManage, isTeamRole, TEAM_ROLES, type TeamRole } from './roles';
+
+export type TeamDeps = AuthDeps & ProviderKeyDeps & { budgets: Budgets; mailer: Mailer };
+
+const INVITE_TTL_MS = 7 * 86_400_000;
+const ZRole = z.enum(TEAM_ROLES);
+const ZCreateTeam = z.strictObject({ name: z.string().trim().min(1).max(64) });
+const ZInvite = z.strictObject({ email: ZEmail, role: ZRole.exclude(['owner']) });
+const ZAccept = z.strictObject({ token: z.string().min(1).max(128) });
+const ZMember = z.strictObject({ user_id: z.uuid() });
+const ZMemberRole = z.strictObject({ user_id: z.uuid(), role: ZRole.exclude(['owner']) });
+const ZTeamRules = z.strictObject({
+  key_id: z.uuid(),
+  rules: ZApiKeyRules.nullable(),
+  expires_at: ZIsoTimestamp.nullable(),
+});
+
+/** The member `user_id` names, or 404 `team member not found`. */
+async function memberRole(deps: TeamDeps, teamId: string, userId: string): Promise<TeamRole> {
+  const found = await repo.findMembership(deps.prisma, teamId, userId);
+  if (!found || !isTeamRole(found.role)) throw new AppError('team_member_not_found');
+  return found.role;
+}
+
+const forbidden = (message: string) =>
+  new AppError('forbidden', { details: [{ path: 'team.role', message }] });
+
+/** Audits a team action: the team's log (its subject is the owner of the record). */
+function audit(
+  deps: TeamDeps,
+  req: Request,
+  res: Response,
+  entry: Omit<Parameters<typeof recordAudit>[3], 'ownerUserId' | 'teamId'>,
+) {
+  const { team } = teamOf(res);
+  return recordAudit(deps, req, res, { ...entry, ownerUserId: team.subjectUserId, teamId: team.id });
+}
+
+/**
+ * `/api/v1/teams`: teams, members, invites, team keys, budgets, provider keys
+ * and the team's audit log (docs/teams.md). Session only; writes check the
+ * Origin. Each route names its permission (roles.ts's table).
+ */
+export function createTeamRouter(deps: TeamDeps): Router {
+  const router = Router();
+  const session = authenticate(deps, { allow: ['session'] });
+  const csrf = requireTrustedOrigin(deps);
+  const json = jsonBody('8kb');
+  const read = (action: Parameters<typeof teamAccess>[1]): RequestHandler[] => [
+    session,
+    teamAccess(deps.prisma, action),
+  ];
+  const write = (action: Parameters<typeof teamAccess>[1]): RequestHandler[] => [
+    session,
+    csrf,
+    json,
+    teamAccess(deps.prisma, action),
+  ];
+
+  router.post('/api/v1/teams', session, csrf, json, async (req, res) => {
+    const body = parseRequestPart(ZCreateTeam, req.body);
+    const userId = requireAuthOf(res).userId;
+    const team = await repo.insertTeam(deps.prisma, body.name, userId);
+    res.locals.team = { team, role: 'owner', userId };
+    await audit(deps, req, res, {
+      action: 'team.create',
+      target: `team:${team.id}`,
+      after: { name: team.name },
+    });
+    res.status(201).json({ team_id: team.id, name: team.name, role: 'owner' });
+  });
+
+  router.get('/api/v1/teams', session, async (_req, res) => {
+    const rows = await repo.listTeamsOf(deps.prisma, requireAuthOf(res).userId);
+    res.json({ teams: rows.map((r) => ({ team_id: r.team.id, name: r.team.name, role: r.role })) });
+  });
+
+  router.post('/api/v1/teams/invites/accept', session, csrf, json, async (req, res) => {
+    const { token } = parseRequestPart(ZAccept, req.body);
+    const auth = requireAuthOf(res);
+    if (auth.kind !== 'session') throw new AppError('missing_authentication');
+    const joined = await repo.acceptInvite(
+      deps.prisma,
+      hashSessionToken(token),
+      { id: auth.userId, email: auth.email },
+      new Date(deps.clock()),
+    );
+    if (!joined) throw new AppError('invalid_invite');
+    const found = await repo.findMembership(deps.prisma, joined.teamId, auth.userId);
+    if (found) {
+      res.locals.team = { team: found.team, role: found.role, userId: auth.userId };
+      await audit(deps, req, res, {
+        action: 'member.join',
+        target: `user:${auth.userId}`,
+        after: { role: found.role },
+      });
+    }
+    res.json({ team_id: joined.teamId, role: found?.role ?? joined.role });
+  });
+
+  router.get('/api/v1/teams/:teamId/members', ...read('members.read'), async (_req, res) => {
+    const members = await repo.listMembers(deps.prisma, teamOf(res).team.id);
+    res.json({
+      members: members.map((m) => ({
+        user_id: m.userId,
+        email: m.email,
+        role: m.role,
+        joined_at: m.createdAt.toISOString(),
+      })),
+    });
+  });
+
+  router.post('/api/v1/teams/:teamId/invites', ...write('members.invite'), async (req, res) => {
+    const body = parseRequestPart(ZInvite, req.body);
+    const { team, role, userId } = teamOf(res);
+    if (!canManage(role, body.role)) throw forbidden(`a ${role} cannot invite a ${body.role}`);
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(deps.clock() + INVITE_TTL_MS);
+    const email = body.email.toLowerCase();
+    const invite = await repo.insertInvite(deps.prisma, {
+      teamId: team.id,
+      email,
+      role: body.role,
+      tokenHash: hashSessionToken(token),
+      invitedBy: userId,
+      expiresAt,
+    });
+    const link = `${deps.env.GATEWAY_PUBLIC_URL.replace(/\/+$/, '')}/console/?team_invite=${token}`;
+    await deps.mailer.send({
+      to: email,
+      subject: `You are invited to the team ${team.name}`,
+      text: `Sign in and join the team ${team.name} as ${body.role}:\n\n${link}\n\nThe invitation expires on ${expiresAt.toISOString()}.`,
+    });
+    await audit(deps, req, res, {
+      action: 'member.invite',
+      target: `invite:${invite.id}`,
+      after: { email, role: body.role },
+    });
+    res
+      .status(201)
+      .json({ invite_id: invite.id, email, role: body.role, expires_at: expiresAt.toISOString() });
+  });
+
+  router.post('/api/v1/teams/:teamId/members/role', ...write('members.role'), async (req, res) => {
+    const body = parseRequestPart(ZMemberRole, req.body);
+    const { team, role, userId } = teamOf(res);
+    if (body.user_id === userId) throw forbidden('your own role is changed by another admin or the owner');
+    const current = await memberRole(deps, team.id, body.user_id);
+    if (!canManage(role, current) || !canManage(role, body.role))
+      throw forbidden(`a ${role} cannot change a ${current} to ${body.role}`);
+    await repo.setRole(deps.prisma, team.id, body.user_id, body.role);
+    await audit(deps, req, res, {
+      action: 'member.role',
+      target: `user:${body.user_id}`,
+      before: { role: current },
+      after: { role: body.role },
+    });
+    res.json({ user_id: body.user_id, role: body.role });
+  });
+
+  router.post('/api/v1/teams/:teamId/members/remove', ...write('members.remove'), async (req, res) => {
+    const body = parseRequestPart(ZMember, req.body);
+    const { team, role } = teamOf(res);
+    const current = await memberRole(deps, team.id, body.user_id);
+    if (!canManage(role, current)) throw forbidden(`a ${role} cannot remove a ${current}`);
+    await repo.removeMember(deps.prisma, team.id, body.user_id);
+    await audit(deps, req, res, {
+      action: 'member.remove',
+      target: `user:${body.user_id}`,
+      before: { role: current },
+    });
+    res.status(204).end();
+  });
+
+  router.post('/api/v1/teams/:teamId/leave', ...write('team.read'), async (req, res) => {
+    const { team, role, userId } = teamOf(res);
+    if (role === 'owner') throw forbidden('the owner transfers ownership before leaving');
+    await repo.removeMember(deps.prisma, team.id, userId);
+    await audit(deps, req, res, { action: 'member.leave', target: `user:${userId}`, before: { role } });
+    res.status(204).end();
+  });
+
+  router.post('/api/v1/teams/:teamId/transfer', ...write('team.transfer'), async (req, res) => {
+    const body = parseRequestPart(ZMember, req.body);
+    const { team, userId } = teamOf(res);
+    if (body.user_id === userId) throw forbidden('you are the owner already');
+    const current = await memberRole(deps, team.id, body.user_id);
+    await repo.transferOwnership(deps.prisma, team.id, userId, body.user_id);
+    await audit(deps, req, res, {
+      action: 'team.transfer',
+      target: `user:${body.user_id}`,
+      before: { owner: userId, role: current },
+      after: { owner: body.user_id },
+    });
+    res.json({ owner: body.user_id });
+  });
+
+  addTeamKeyRoutes(router, deps, read, write);
+  addTeamBudgetRoutes(router, deps, read, write);
+  return router;
+}
+
+type Guards = (action: Parameters<typeof teamAccess>[1]) => RequestHandler[];
+
+function addTeamKeyRoutes(router: Router, deps: TeamDeps, read: Guards, write: Guards): void {
+  router.post('/api/v1/teams/:teamId/api-keys', ...write('keys.write'), async (req, res) => {
+    const body = parseRequestPart(ZCreateApiKeyRequest, req.body);
+    const created = await createTeamKey(deps, teamOf(res).team.subjectUserId, body);
+    await audit(deps, req, res, {
+      action: 'api_key.create',
+      target: `api_key:${created.key_id}`,
+      after: {
+        name: created.name,
+        scope: created.scope,
+        key_prefix: created.key_prefix,
+        rules: body.rules ?? null,
+        expires_at: body.expires_at ?? null,
+      },
+    });
+    res.status(201).json(created);
+  });
+  router.get('/api/v1/teams/:teamId/api-keys', ...read('keys.read'), async (_req, res) => {
+    res.json({ keys: await listApiKeys(deps, teamOf(res).team.subjectUserId) });
+  });
+  router.post('/api/v1/teams/:teamId/api-keys/revoke', ...write('keys.write'), async (req, res) => {
+    const body = parseRequestPart(ZRevokeApiKeyRequest, req.body);
+    const { changed } = await revokeApiKey(deps, {
+      userId: teamOf(res).team.subjectUserId,
+      keyId: body.key_id,
+    });
+    if (changed) {
+      await audit(deps, req, res, {
+        action: 'api_key.revoke',
+        target: `api_key:${body.key_id}`,
+        before: { status: 'active' },
+        after: { status: 'revoked' },
+      });
+    }
+    res.json({ key_id: body.key_id, status: 'revoked' });
+  });
+  router.post('/api/v1/teams/:teamId/api-keys/rules', ...write('keys.write'), async (req, res) => {
+    const body = parseRequestPart(ZTeamRules, req.body);
+    const change = await updateApiKeyRules(deps, {
+      userId: teamOf(res).team.subjectUserId,
+      keyId: body.key_id,
+      ...body,
+    });
+    await audit(deps, req, res, { action: 'api_key.rules', target: `api_key:${body.key_id}`, ...change });
+    res.json({ key_id: body.key_id, ...change.after });
+  });
+  router.get('/api/v1/teams/:teamId/audit', ...read('audit.read'), async (_req, res) => {
+    const rows = await listAuditEvents(deps.prisma, { teamId: teamOf(res).team.id, limit: 500 });
+    res.json({
+      events: rows.map((r) => ({
+        id: r.id.toString(),
+        at: r.at.toISOString(),
+        actor_user_id: r.actorUserId,
+        actor_kind: r.actorKind,
+        action: r.action,
+        target: r.target,
+        ip: r.ip,
+        before: r.before ?? null,
+        after: r.after ?? null,
+      })),
+    });
+  });
+}
+
+function addTeamBudgetRoutes(router: Router, deps: TeamDeps, read: Guards, write: Guards): void {
+  router.get('/api/v1/teams/:teamId/budgets', ...read('budgets.read'), async (_req, res) => {
+    const subject = teamOf(res).team.subjectUserId;
+    const [budgets, today] = await Promise.all([deps.budgets.list(subject), deps.budgets.today(subject)]);
+    res.json({
+      today: { day: today.day, total_tokens: today.used },
+      budgets: budgets.map((b) => ({
+        scope: b.scope,
+        subject: b.subject,
+        period: b.period,
+        unit: b.unit,
+        limit: b.limit,
+        used: b.used,
+        source: b.source,
+      })),
+    });
+  });
+  router.put('/api/v1/teams/:teamId/budgets', ...write('budgets.write'), async (req, res) => {
+    const rule = parseRequestPart(ZSetBudgetRequest, req.body);
+    const subject = teamOf(res).team.subjectUserId;
+    if (rule.scope === 'api_key' && !(await ownsApiKey(deps.prisma, subject, rule.subject)))
+      throw new AppError('api_key_not_found');
+    const counted = await deps.budgets.isCounted(subject, rule);
+    await upsertUserBudget(deps.prisma, subject, rule);
+    if (!counted) await deps.budgets.seed(subject, rule, (w) => useInWindow(deps.prisma, subject, rule, w));
+    deps.budgets.invalidate(subject);
+    await audit(deps, req, res, {
+      action: 'budget.set',
+      target: `budget:${rule.scope}.${rule.period}.${rule.unit}${rule.subject ? `:${rule.subject}` : ''}`,
+      after: { limit: rule.limit },
+    });
+    res.json({ ...rule });
+  });
+  router.get('/api/v1/teams/:teamId/provider-keys', ...read('provider_keys.read'), async (_req, res) => {
+    res.json(await listProviderKeys(deps, teamOf(res).team.subjectUserId));
+  });
+  router.post('/api/v1/teams/:teamId/provider-keys', ...write('provider_keys.write'), async (req, res) => {
+    const body = parseRequestPart(ZStoreProviderKeyRequest, req.body);
+    const stored = await storeProviderKey(deps, { userId: teamOf(res).team.subjectUserId, ...body });
+    await audit(deps, req, res, {
+      action: 'provider_key.set',
+      target: `provider_key:${body.provider}`,
+      after: stored,
+    });
+    res.status(201).json(stored);
+  });
+}

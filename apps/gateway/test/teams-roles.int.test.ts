@@ -1,0 +1,212 @@
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { insertTeam } from '../src/teams/repo';
+import { TEAM_PERMISSIONS, TEAM_ROLES, type TeamAction, type TeamRole } from '../src/teams/roles';
+import { OWN_ORIGIN, type SignedIn, useIdentityHarness } from './support/identity-harness';
+
+/**
+ * Item 1 of issue 42: every team route enforces its role, table-driven
+ * (each role, and a non-member, x each action), and invitations join by
+ * e-mail link.
+ */
+const h = useIdentityHarness({ PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}` });
+
+type Who = TeamRole | 'outsider';
+let users: Record<Who | 'target' | 'second', SignedIn>;
+
+beforeAll(async () => {
+  const names = [...TEAM_ROLES, 'outsider', 'target', 'second'] as const;
+  const signed = await Promise.all(names.map(() => h.signIn()));
+  users = Object.fromEntries(names.map((n, i) => [n, signed[i]])) as typeof users;
+}, 30_000);
+
+/** A fresh team: each role held by its user, `target` a viewer and `second` a member to act on. */
+async function freshTeam(): Promise<{ id: string; keyId: string }> {
+  const team = await insertTeam(h.prisma, 'roles', users.owner.userId);
+  const extra: [string, string][] = [
+    [users.admin.userId, 'admin'],
+    [users.member.userId, 'member'],
+    [users.viewer.userId, 'viewer'],
+    [users.target.userId, 'viewer'],
+    [users.second.userId, 'member'],
+  ];
+  await h.prisma.teamMember.createMany({
+    data: extra.map(([userId, role]) => ({ teamId: team.id, userId, role })),
+  });
+  const key = await request(h.app)
+    .post(`/api/v1/teams/${team.id}/api-keys`)
+    .set('Cookie', users.owner.cookie)
+    .set('Origin', OWN_ORIGIN)
+    .send({ name: 'teamkey' });
+  expect(key.status).toBe(201);
+  return { id: team.id, keyId: key.body.key_id };
+}
+
+type Case = {
+  method: 'get' | 'post' | 'put';
+  path: string;
+  body?: (t: { keyId: string }) => object;
+  ok: number;
+};
+const budget = { scope: 'user', subject: '', period: 'daily', unit: 'tokens', limit: 1000 };
+const ACTIONS: Record<string, Case & { permission: TeamAction }> = {
+  'list members': { permission: 'members.read', method: 'get', path: 'members', ok: 200 },
+  'list keys': { permission: 'keys.read', method: 'get', path: 'api-keys', ok: 200 },
+  'list budgets': { permission: 'budgets.read', method: 'get', path: 'budgets', ok: 200 },
+  'list provider keys': { permission: 'provider_keys.read', method: 'get', path: 'provider-keys', ok: 200 },
+  'create key': {
+    permission: 'keys.write',
+    method: 'post',
+    path: 'api-keys',
+    body: () => ({ name: 'k' }),
+    ok: 201,
+  },
+  'change key rules': {
+    permission: 'keys.write',
+    method: 'post',
+    path: 'api-keys/rules',
+    body: (t) => ({ key_id: t.keyId, rules: { models: ['free-a'] }, expires_at: null }),
+    ok: 200,
+  },
+  'revoke key': {
+    permission: 'keys.write',
+    method: 'post',
+    path: 'api-keys/revoke',
+    body: (t) => ({ key_id: t.keyId }),
+    ok: 200,
+  },
+  invite: {
+    permission: 'members.invite',
+    method: 'post',
+    path: 'invites',
+    body: () => ({ email: `invited-${randomBytes(4).toString('hex')}@example.com`, role: 'viewer' }),
+    ok: 201,
+  },
+  'change a role': {
+    permission: 'members.role',
+    method: 'post',
+    path: 'members/role',
+    body: () => ({ user_id: users.target.userId, role: 'member' }),
+    ok: 200,
+  },
+  'remove a member': {
+    permission: 'members.remove',
+    method: 'post',
+    path: 'members/remove',
+    body: () => ({ user_id: users.target.userId }),
+    ok: 204,
+  },
+  'set a budget': {
+    permission: 'budgets.write',
+    method: 'put',
+    path: 'budgets',
+    body: () => budget,
+    ok: 200,
+  },
+  'set a provider key': {
+    permission: 'provider_keys.write',
+    method: 'post',
+    path: 'provider-keys',
+    body: () => ({ provider: 'openai', key: 'sk-team-0000abcd' }),
+    ok: 201,
+  },
+  'read the audit log': { permission: 'audit.read', method: 'get', path: 'audit', ok: 200 },
+  'transfer ownership': {
+    permission: 'team.transfer',
+    method: 'post',
+    path: 'transfer',
+    body: () => ({ user_id: users.second.userId }),
+    ok: 200,
+  },
+};
+
+const RANK: Record<TeamRole, number> = { owner: 4, admin: 3, member: 2, viewer: 1 };
+const allowed = (who: Who, action: TeamAction) =>
+  who !== 'outsider' && RANK[who] >= RANK[TEAM_PERMISSIONS[action]];
+
+const cases = Object.entries(ACTIONS).flatMap(([name, c]) =>
+  ([...TEAM_ROLES, 'outsider'] as Who[]).map((who) => [who, name, c] as const),
+);
+
+describe('team roles', () => {
+  it('the table covers every permission', () => {
+    expect(new Set(Object.values(ACTIONS).map((c) => c.permission))).toEqual(
+      new Set(Object.keys(TEAM_PERMISSIONS).filter((p) => p !== 'team.read')),
+    );
+  });
+
+  it.each(cases)('%s: %s', async (who, _name, c) => {
+    const team = await freshTeam();
+    let req = request(h.app)[c.method](`/api/v1/teams/${team.id}/${c.path}`).set('Cookie', users[who].cookie);
+    if (c.method !== 'get') req = req.set('Origin', OWN_ORIGIN).send(c.body ? c.body(team) : {});
+    const res = await req;
+    if (allowed(who, c.permission)) {
+      expect(res.status).toBe(c.ok);
+    } else if (who === 'outsider') {
+      expect(res.status).toBe(404);
+      expect(res.body.error).toBe('team not found');
+    } else {
+      expect(res.status).toBe(403);
+      expect(res.body.details).toEqual([
+        { path: `team.permissions.${c.permission}`, message: expect.any(String) },
+      ]);
+    }
+  });
+
+  it('leaving: every member but the owner may leave; the owner transfers first', async () => {
+    const team = await freshTeam();
+    const leave = (who: Who) =>
+      request(h.app)
+        .post(`/api/v1/teams/${team.id}/leave`)
+        .set('Cookie', users[who].cookie)
+        .set('Origin', OWN_ORIGIN)
+        .send({});
+    expect((await leave('owner')).status).toBe(403);
+    for (const who of ['admin', 'member', 'viewer'] as const) expect((await leave(who)).status).toBe(204);
+    expect((await leave('outsider')).status).toBe(404);
+  });
+
+  it('an admin cannot make an admin or touch the owner; nobody changes their own role', async () => {
+    const team = await freshTeam();
+    const asAdmin = (path: string, body: object) =>
+      request(h.app)
+        .post(`/api/v1/teams/${team.id}/${path}`)
+        .set('Cookie', users.admin.cookie)
+        .set('Origin', OWN_ORIGIN)
+        .send(body);
+    expect((await asAdmin('members/role', { user_id: users.target.userId, role: 'admin' })).status).toBe(403);
+    expect((await asAdmin('members/remove', { user_id: users.owner.userId })).status).toBe(403);
+    expect((await asAdmin('members/role', { user_id: users.admin.userId, role: 'member' })).status).toBe(403);
+    expect((await asAdmin('invites', { email: 'x@example.com', role: 'admin' })).status).toBe(403);
+  });
+
+  it('an invitation joins the invited address by its e-mail link, once, and no other address', async () => {
+    const team = await freshTeam();
+    const invitee = await h.signIn();
+    const invited = await request(h.app)
+      .post(`/api/v1/teams/${team.id}/invites`)
+      .set('Cookie', users.admin.cookie)
+      .set('Origin', OWN_ORIGIN)
+      .send({ email: invitee.email, role: 'member' });
+    expect(invited.status).toBe(201);
+    const token = (await h.nextLink(invitee.email)).searchParams.get('team_invite') ?? '';
+    const accept = (who: SignedIn) =>
+      request(h.app)
+        .post('/api/v1/teams/invites/accept')
+        .set('Cookie', who.cookie)
+        .set('Origin', OWN_ORIGIN)
+        .send({ token });
+    expect((await accept(users.outsider)).body.error).toBe('invalid or expired invite');
+    const joined = await accept(invitee);
+    expect(joined.body).toEqual({ team_id: team.id, role: 'member' });
+    expect((await accept(invitee)).status).toBe(400);
+    const teams = await request(h.app).get('/api/v1/teams').set('Cookie', invitee.cookie);
+    expect(teams.body.teams).toEqual([{ team_id: team.id, name: 'roles', role: 'member' }]);
+    // The team's audit log shows the invitation and the join.
+    const log = await request(h.app).get(`/api/v1/teams/${team.id}/audit`).set('Cookie', users.owner.cookie);
+    expect(log.body.events.slice(0, 2).map((e: { action: string }) => e.action)).toEqual([
+      'member.join',
+      'member.invite',
+    ]);
+  });
+});
