@@ -171,7 +171,7 @@ const BIG_TOOLS = Array.from({ length: 10 }, (_, i) => ({
 }));
 
 describe('reservations cover what can be spent', () => {
-  it('4 concurrent requests with ~10k tokens of tools against a 2,000-token budget serve nothing past it', async () => {
+  it('requests whose ~10k tokens of tools exceed a 2,000-token budget are refused outright, naming it', async () => {
     const app = instance({ AI_DAILY_TOKEN_BUDGET: '2000' });
     h.openai.set({ usage: { prompt_tokens: 10_050, completion_tokens: 10 }, latencyMs: 30 });
     const body = {
@@ -192,7 +192,29 @@ describe('reservations cover what can be spent', () => {
     expect(responses[0]?.headers['retry-after']).toBeUndefined();
   });
 
-  it('max_completion_tokens is reserved, and capped in its own field when the budget has less', async () => {
+  it('4 concurrent requests with ~10k tokens of tools against 25,000 tokens: the tools are reserved, none served past it', async () => {
+    const app = instance({ AI_DAILY_TOKEN_BUDGET: '25000' });
+    // Slow enough that every request has reserved before the first one settles.
+    h.openai.set({ usage: { prompt_tokens: 10_050, completion_tokens: 10 }, latencyMs: 400 });
+    const body = {
+      model: 'free',
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: BIG_TOOLS,
+      max_tokens: 10,
+    };
+    const responses = await Promise.all(
+      Array.from({ length: 4 }, () => post(app, '/v1/chat/completions', body)),
+    );
+    const served = responses
+      .filter((r) => r.status === 200)
+      .reduce((sum, r) => sum + (r.body as { usage: { total_tokens: number } }).usage.total_tokens, 0);
+    // Counting only the message text, all four fit (40,240 tokens served).
+    expect(served).toBeLessThanOrEqual(25_000);
+    expect(responses.filter((r) => r.status === 200).length).toBe(2);
+    expect(responses.filter((r) => r.status === 429).length).toBe(2);
+  });
+
+  it('max_completion_tokens is reserved: the cap sent upstream stays within the budget, no max_tokens added', async () => {
     const app = instance({ AI_DAILY_TOKEN_BUDGET: '10000' });
     const body = {
       model: 'free',
@@ -206,7 +228,7 @@ describe('reservations cover what can be spent', () => {
     expect(upstream.max_tokens).toBeUndefined();
   });
 
-  it('4 concurrent requests with max_completion_tokens 20,000 against 30,000 tokens: at most one answer past it', async () => {
+  it('4 concurrent requests with max_completion_tokens 20,000 against 30,000 tokens: some are refused', async () => {
     const app = instance({ AI_DAILY_TOKEN_BUDGET: '30000' });
     // A model that writes all it may (the fake reports it whatever cap it was sent).
     // Slow enough that every request has reserved before the first one settles.
