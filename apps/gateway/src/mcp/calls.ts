@@ -6,6 +6,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isAppError } from '@platform/errors';
+import { endSpan, inSpan, startSpan } from '@platform/service-kit';
 import type { FinishToolCall } from './accounting';
 import { type CatalogContext, listTools, timeoutOf, visibleServers } from './catalog';
 import type { McpServerConfig } from './config';
@@ -172,13 +173,26 @@ export async function callTool(
   const options: RequestOptions = { timeout, signal };
   let value: CallToolResult | undefined;
   let failure: unknown;
+  // The GenAI conventions' tool span; the call's context carries it to the upstream session.
+  const span = startSpan(
+    `execute_tool ${tool}`,
+    { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'gateway.mcp.server': server.name },
+    'client',
+  );
   try {
     const client = await ctx.pool.client(server);
-    value = (await client.callTool({ ...params, name: tool }, undefined, options)) as CallToolResult;
+    value = (await inSpan(span, () =>
+      client.callTool({ ...params, name: tool }, undefined, options),
+    )) as CallToolResult;
   } catch (err) {
     failure = err;
   }
   const outcome = outcomeOf(server, timeout, value, failure);
+  endSpan(
+    span,
+    { 'gateway.mcp.result': outcome.result, 'http.response.status_code': outcome.status },
+    outcome.result === 'ok' ? undefined : outcome.result,
+  );
   const bytesIn = Buffer.byteLength(JSON.stringify(params.arguments ?? {}));
   const bytesOut = value ? Buffer.byteLength(JSON.stringify(value)) : 0;
   if (outcome.value && bytesOut > rt.config.max_result_bytes) {
