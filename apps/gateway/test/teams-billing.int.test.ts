@@ -55,5 +55,12 @@ describe('team keys bill the team', () => {
 
     const spend = await request(h.app).get(`/api/v1/teams/${team.id}/budgets`).set('Cookie', caller.cookie);
     expect(spend.body.today.total_tokens).toBe(24);
+    await h.usage.flush();
+    const usage = await request(h.app).get(`/api/v1/teams/${team.id}/usage`).set('Cookie', caller.cookie);
+    expect(usage.status).toBe(200);
+    const rows = usage.body.usage as { project_id: string; total_tokens: number; requests: number }[];
+    expect(rows.map((r) => r.project_id)).toEqual(['team-proj']);
+    expect(rows[0]?.requests).toBe(2);
+    expect(rows.reduce((sum, r) => sum + r.total_tokens, 0)).toBe(24);
   });
 });

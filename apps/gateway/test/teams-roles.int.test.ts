@@ -54,6 +54,7 @@ const ACTIONS: Record<string, Case & { permission: TeamAction }> = {
   'list keys': { permission: 'keys.read', method: 'get', path: 'api-keys', ok: 200 },
   'list budgets': { permission: 'budgets.read', method: 'get', path: 'budgets', ok: 200 },
   'list provider keys': { permission: 'provider_keys.read', method: 'get', path: 'provider-keys', ok: 200 },
+  'read usage': { permission: 'usage.read', method: 'get', path: 'usage', ok: 200 },
   'create key': {
     permission: 'keys.write',
     method: 'post',

@@ -12,6 +12,7 @@ export const TEAM_PERMISSIONS = {
   'keys.read': 'viewer',
   'budgets.read': 'viewer',
   'provider_keys.read': 'viewer',
+  'usage.read': 'viewer',
   'keys.write': 'member',
   'members.invite': 'admin',
   'members.role': 'admin',

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  usageRange,
   ZApiKeyRules,
   ZCreateApiKeyRequest,
   ZEmail,
@@ -7,6 +8,7 @@ import {
   ZRevokeApiKeyRequest,
   ZSetBudgetRequest,
   ZStoreProviderKeyRequest,
+  ZUsageQuery,
 } from '@platform/contract';
 import { AppError } from '@platform/errors';
 import { jsonBody, parseRequestPart } from '@platform/service-kit';
@@ -27,6 +29,7 @@ import type { Mailer } from '../mail/mailer';
 import type { ProviderKeyDeps } from '../provider-keys/deps';
 import { listProviderKeys } from '../provider-keys/list-provider-keys';
 import { storeProviderKey } from '../provider-keys/store-provider-key';
+import { summariseUsage } from '../usage/repo';
 import { teamAccess, teamOf } from './access';
 import { createTeamKey } from './keys';
 import * as repo from './repo';
@@ -330,6 +333,19 @@ function addTeamBudgetRoutes(router: Router, deps: TeamDeps, read: Guards, write
       after: { limit: rule.limit },
     });
     res.json({ ...rule });
+  });
+  // The team's usage and spend per project and day, as GET /api/v1/usage shows a user's.
+  router.get('/api/v1/teams/:teamId/usage', ...read('usage.read'), async (req, res) => {
+    const asked = parseRequestPart(ZUsageQuery, req.query);
+    const query = parseRequestPart(ZUsageQuery, { ...asked, ...usageRange(asked, deps.clock()) });
+    const usage = await summariseUsage(deps.prisma, {
+      userId: teamOf(res).team.subjectUserId,
+      from: query.from as string,
+      to: query.to as string,
+      projectId: query.project_id,
+      currency: deps.env.AI_COST_CURRENCY,
+    });
+    res.json({ usage });
   });
   router.get('/api/v1/teams/:teamId/provider-keys', ...read('provider_keys.read'), async (_req, res) => {
     res.json(await listProviderKeys(deps, teamOf(res).team.subjectUserId));
