@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { insertTeam } from '../src/teams/repo';
 import { TEAM_PERMISSIONS, TEAM_ROLES, type TeamAction, type TeamRole } from '../src/teams/roles';
-import { OWN_ORIGIN, type SignedIn, useIdentityHarness } from './support/identity-harness';
+import { OWN_ORIGIN, type SignedIn, sessionCookieOf, useIdentityHarness } from './support/identity-harness';
 
 /**
  * Item 1 of issue 42: every team route enforces its role, table-driven
@@ -183,14 +183,22 @@ describe('team roles', () => {
 
   it('an invitation joins the invited address by its e-mail link, once, and no other address', async () => {
     const team = await freshTeam();
-    const invitee = await h.signIn();
+    const email = `invitee-${randomBytes(4).toString('hex')}@example.com`;
     const invited = await request(h.app)
       .post(`/api/v1/teams/${team.id}/invites`)
       .set('Cookie', users.admin.cookie)
       .set('Origin', OWN_ORIGIN)
-      .send({ email: invitee.email, role: 'member' });
+      .send({ email, role: 'member' });
     expect(invited.status).toBe(201);
-    const token = (await h.nextLink(invitee.email)).searchParams.get('team_invite') ?? '';
+    // The mailed link signs the invited person in (its code) and carries the invitation.
+    const link = await h.nextLink(email);
+    const token = link.searchParams.get('team_invite') ?? '';
+    const verified = await request(h.app)
+      .post('/api/v1/auth/verify-code')
+      .send({ code: link.searchParams.get('code') });
+    expect(verified.status).toBe(200);
+    const cookie = sessionCookieOf(verified) ?? '';
+    const invitee = { cookie } as SignedIn;
     const accept = (who: SignedIn) =>
       request(h.app)
         .post('/api/v1/teams/invites/accept')

@@ -67,12 +67,9 @@ export async function requestMagicLink(
     await consumeLimit(deps.kv, SIGN_IN_LIMITS.linkPerAddress, hashCode(email));
   }
 
-  const code = randomBytes(32).toString('base64url');
-  const codeHash = hashCode(code);
+  const { code, codeHash } = await issueSignInCode(deps, email);
   const now = new Date(deps.clock());
   const ttlMs = deps.env.MAGIC_LINK_TTL_MINUTES * 60_000;
-  const stored: StoredCode = { email, exp: now.getTime() + ttlMs };
-  await deps.kv.set(codeKey(codeHash), JSON.stringify(stored), ttlMs);
 
   const link = publicUrl(deps, input.redirectUrl === undefined ? CONSOLE_LINK_PATH : MAGIC_LINK_PATH);
   link.searchParams.set('code', code);
@@ -93,6 +90,23 @@ export async function requestMagicLink(
       text: `Sign in to the AI gateway:\n\n${link.href}\n\nThe link works once and expires in ${minutes} minutes.\nIf you did not ask for it, ignore this mail.\n`,
     })
     .catch((err: unknown) => deps.logger.error({ err }, 'magic link mail could not be sent'));
+}
+
+/**
+ * A one-time sign-in code for `email` (normalised), valid
+ * MAGIC_LINK_TTL_MINUTES: what a magic link carries, and what a team
+ * invitation's link carries so that it signs the invited person in.
+ */
+export async function issueSignInCode(
+  deps: AuthDeps,
+  email: string,
+): Promise<{ code: string; codeHash: string }> {
+  const code = randomBytes(32).toString('base64url');
+  const codeHash = hashCode(code);
+  const ttlMs = deps.env.MAGIC_LINK_TTL_MINUTES * 60_000;
+  const stored: StoredCode = { email: normalizeEmail(email), exp: deps.clock() + ttlMs };
+  await deps.kv.set(codeKey(codeHash), JSON.stringify(stored), ttlMs);
+  return { code, codeHash };
 }
 
 function knownAddressHash(email: string, ip: string): string {

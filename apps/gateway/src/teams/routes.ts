@@ -29,6 +29,7 @@ import type { Mailer } from '../mail/mailer';
 import type { ProviderKeyDeps } from '../provider-keys/deps';
 import { listProviderKeys } from '../provider-keys/list-provider-keys';
 import { storeProviderKey } from '../provider-keys/store-provider-key';
+import { issueSignInCode } from '../sign-in/magic-link';
 import { summariseUsage } from '../usage/repo';
 import { teamAccess, teamOf } from './access';
 import { createTeamKey } from './keys';
@@ -160,11 +161,16 @@ export function createTeamRouter(deps: TeamDeps): Router {
       invitedBy: userId,
       expiresAt,
     });
-    const link = `${deps.env.GATEWAY_PUBLIC_URL.replace(/\/+$/, '')}/console/?team_invite=${token}`;
+    // The console's sign-in link with the invitation: opening it signs the invited address in
+    // (the magic link's code) and the console then accepts the invitation.
+    const { code } = await issueSignInCode(deps, email);
+    const link = new URL(`${deps.env.GATEWAY_PUBLIC_URL.replace(/\/+$/, '')}/`);
+    link.searchParams.set('code', code);
+    link.searchParams.set('team_invite', token);
     await deps.mailer.send({
       to: email,
       subject: `You are invited to the team ${team.name}`,
-      text: `Sign in and join the team ${team.name} as ${body.role}:\n\n${link}\n\nThe invitation expires on ${expiresAt.toISOString()}.`,
+      text: `Sign in and join the team ${team.name} as ${body.role}:\n\n${link.href}\n\nThe sign-in link works once within ${deps.env.MAGIC_LINK_TTL_MINUTES} minutes; the invitation expires on ${expiresAt.toISOString()}.`,
     });
     await audit(deps, req, res, {
       action: 'member.invite',
