@@ -1,6 +1,7 @@
 import type { Logger } from '@platform/logging';
 import { createBatchWriter } from '../batching/batch-writer';
 import type { PrismaClient } from '../generated/prisma/client';
+import { type RetentionSweep, startRetentionSweep } from '../retention/sweep';
 import type { LedgerRecord } from '../usage/record';
 import { type AttemptLog, firstTokenMs } from './attempt-log';
 import { deleteExpiredRequestLog, insertRequestLog, type RequestLogRow } from './request-log-repo';
@@ -78,8 +79,6 @@ export function createRequestLog(opts: {
   };
 }
 
-const DAY_MS = 86_400_000;
-
 /** Removes request-log rows older than `retentionDays`, in batches, every `everyMs` (like usage retention). */
 export function startRequestLogRetention(opts: {
   prisma: PrismaClient;
@@ -88,35 +87,10 @@ export function startRequestLogRetention(opts: {
   clock: () => number;
   batch?: number;
   everyMs?: number;
-}): { stop(): void; runOnce(): Promise<number> } {
-  const batch = opts.batch ?? 5000;
-  let stopped = false;
-  const runOnce = async () => {
-    const before = new Date(opts.clock() - opts.retentionDays * DAY_MS);
-    let total = 0;
-    while (!stopped) {
-      const n = await deleteExpiredRequestLog(opts.prisma, before, batch);
-      total += n;
-      if (n < batch) break;
-      await new Promise((r) => setTimeout(r, 200).unref());
-    }
-    if (total > 0) opts.logger.info({ deleted: total }, 'request log rows past retention removed');
-    return total;
-  };
-  const timer = setInterval(() => {
-    runOnce().catch((err: unknown) =>
-      opts.logger.warn(
-        { err: err instanceof Error ? err.message : String(err) },
-        'request log retention failed',
-      ),
-    );
-  }, opts.everyMs ?? 3_600_000);
-  timer.unref();
-  return {
-    stop: () => {
-      stopped = true;
-      clearInterval(timer);
-    },
-    runOnce,
-  };
+}): RetentionSweep {
+  return startRetentionSweep({
+    ...opts,
+    what: 'request log rows',
+    purge: (before, batch) => deleteExpiredRequestLog(opts.prisma, before, batch),
+  });
 }
