@@ -43,13 +43,20 @@ export function responsesStreamFormat(
   let reasoning: number | undefined;
   /** The target serves Responses: its events went to the client as sent (only `model` set). */
   let passed = false;
+  /**
+   * The target's own last event (`response.completed` / `.incomplete`), held
+   * back: `done` sends it once the record is durable (the frame calls `done`
+   * only then), and a record that cannot be kept ends the stream in `error`.
+   */
+  let held: { type: string; event: ResponsesEvent } | null = null;
   const passOn = (sse: SseWriter, event: ResponsesEvent, model: string) => {
     passed = true;
     const response = event.response as Record<string, unknown> | undefined;
     const out = response ? { ...event, response: { ...response, model } } : event;
-    const last = event.type === 'response.completed' || event.type === 'response.incomplete';
-    // Kept before the last event, as below.
-    if (last && keep) return keep(out.response as ResponseAnswer).then(() => sse.send(event.type, out));
+    if (event.type === 'response.completed' || event.type === 'response.incomplete') {
+      held = { type: event.type, event: out };
+      return undefined;
+    }
     return sse.send(event.type, out);
   };
   const send = (sse: SseWriter, type: string, data: object) => {
@@ -152,7 +159,13 @@ export function responsesStreamFormat(
       return wait;
     },
     async done(sse, end) {
-      if (passed) return;
+      if (passed) {
+        if (!held) return;
+        // Kept before the last event, as below.
+        if (keep) await keep(held.event.response as ResponseAnswer);
+        await sse.send(held.type, held.event);
+        return;
+      }
       if (!started) begin(sse, end.target.model);
       close(sse);
       const response = responseObject(who, request, end.target.model, {
