@@ -210,10 +210,17 @@ describe('resumable streams', () => {
     const lastEventId = /^id: (.+)$/m.exec(primed)?.[1];
     expect(lastEventId).toBeDefined();
     cut.abort();
-    const resumed = await fetch(`${url}/mcp`, {
-      method: 'GET',
-      headers: { ...headers, 'last-event-id': lastEventId as string },
-    });
+    // Until the server has seen the cut, the stream still counts as connected
+    // and a resume is 409; the SDK's client waits (1 s by default) before it
+    // reconnects, so this one retries for a moment too.
+    const resume = () =>
+      fetch(`${url}/mcp`, { method: 'GET', headers: { ...headers, 'last-event-id': lastEventId as string } });
+    let resumed = await resume();
+    for (let i = 0; resumed.status === 409 && i < 40; i++) {
+      await resumed.body?.cancel();
+      await new Promise((r) => setTimeout(r, 50));
+      resumed = await resume();
+    }
     expect(resumed.status).toBe(200);
     const text = await resumed.text();
     expect(text).toContain('"id":77');
