@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { type AiHarness, type TestCaller, useAiHarness, writeTempJson } from './support/ai-harness';
 import { lanesConfig } from './support/lanes';
 
@@ -55,6 +56,18 @@ const CODEX_EXTRAS = {
 };
 
 describe('/v1/responses to a target serving Responses', () => {
+  it('a budget shorter than max_output_tokens caps the passed-through body', async () => {
+    const app = h.startInstance({ AI_DAILY_TOKEN_BUDGET: '3000' });
+    h.openai.set({ content: 'ok', usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    const res = await request(app)
+      .post('/v1/responses')
+      .set('authorization', `Bearer ${caller.apiKey}`)
+      .send({ model: 'gpt', input: 'hi', max_output_tokens: 50_000 });
+    expect(res.status).toBe(200);
+    const upstream = h.openaiRequests()[0]?.body as { max_output_tokens?: number };
+    expect(upstream.max_output_tokens).toBeLessThanOrEqual(3000);
+  });
+
   it('passes body and answer through byte for byte apart from model, and records cache tokens', async () => {
     h.openai.set({ content: 'Done.', usage: { prompt_tokens: 50, completion_tokens: 5, cached_tokens: 40 } });
     const input = [

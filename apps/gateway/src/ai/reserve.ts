@@ -56,9 +56,14 @@ type CompletionLimits = { max_tokens?: number | null; max_completion_tokens?: nu
  */
 export function completionAllowanceOf(chat: PreparedChat, fallback: number): number {
   const params = chat.params as CompletionLimits;
-  const native = chat.native?.body.max_tokens;
+  const native = chat.native?.body;
   let most = 0;
-  for (const n of [params.max_tokens, params.max_completion_tokens, native]) {
+  for (const n of [
+    params.max_tokens,
+    params.max_completion_tokens,
+    native?.max_tokens,
+    native?.max_output_tokens,
+  ]) {
     if (typeof n === 'number' && n > most) most = n;
   }
   return most > 0 ? most : fallback;
@@ -77,9 +82,15 @@ export function capCompletion(chat: PreparedChat, cap: number): void {
   if (typeof params.max_tokens === 'number' || capped.max_completion_tokens === undefined)
     capped.max_tokens = Math.min(params.max_tokens ?? Infinity, cap);
   chat.params = { ...chat.params, ...capped } as PreparedChat['params'];
-  // A request passed through in its own format (Anthropic's) carries its own max_tokens.
+  // A request passed through in its own format carries its own limit: Anthropic's
+  // max_tokens (always there), the Responses API's max_output_tokens (set when absent:
+  // the model must not write past what the budget reserved).
   const native = chat.native;
-  if (native && typeof native.body.max_tokens === 'number') {
+  if (native?.format === 'openai-responses') {
+    const asked = native.body.max_output_tokens;
+    const max_output_tokens = Math.min(typeof asked === 'number' ? asked : Number.POSITIVE_INFINITY, cap);
+    chat.native = { ...native, body: { ...native.body, max_output_tokens } };
+  } else if (native && typeof native.body.max_tokens === 'number') {
     chat.native = { ...native, body: { ...native.body, max_tokens: Math.min(native.body.max_tokens, cap) } };
   }
 }
