@@ -1,4 +1,11 @@
-import { annotateRequest, endSpan, requestEvent, startSpan, type TraceSpan } from '@platform/service-kit';
+import {
+  annotateRequest,
+  endSpan,
+  requestEvent,
+  startSpan,
+  type TraceSpan,
+  tracingOn,
+} from '@platform/service-kit';
 import type { LedgerRecord } from '../usage/record';
 
 /**
@@ -45,6 +52,8 @@ export type AttemptStart = {
 
 /** A CLIENT span for one upstream attempt, named `<operation> <model>` as the GenAI conventions ask. */
 export function startAttemptSpan(a: AttemptStart): TraceSpan {
+  // Tracing off: no attributes built on the request path.
+  if (!tracingOn()) return undefined;
   const operation = operationOf(a.endpoint);
   return startSpan(
     `${operation} ${a.target.model}`,
@@ -83,6 +92,8 @@ export function endAttemptSpan(
 
 /** A target passed over without an attempt (cooling down, no key): an event on the request span. */
 export function targetSkipped(target: Target, why: 'breaker_open' | 'no_key'): void {
+  // Tracing off: no attributes built on the request path.
+  if (!tracingOn()) return;
   requestEvent('gateway.target.skipped', {
     'gateway.target': `${target.provider}/${target.model}`,
     'gateway.skip.reason': why,
@@ -92,6 +103,8 @@ export function targetSkipped(target: Target, why: 'breaker_open' | 'no_key'): v
 
 /** The request's outcome as the ledger recorded it, on the request span: who, what, how much. */
 export function annotateRecord(record: LedgerRecord): void {
+  // Tracing off: no attributes built on the request path.
+  if (!tracingOn()) return;
   annotateRequest(
     {
       'gen_ai.operation.name': operationOf(record.endpoint),
