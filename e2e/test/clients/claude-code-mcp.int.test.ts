@@ -5,10 +5,6 @@
 // Same isolation as claude-code.int.test.ts: throwaway HOME, non-essential traffic off,
 // every URL on loopback.
 
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import {
   type AiHarness,
   PUBLIC_URL,
@@ -18,8 +14,8 @@ import {
   writeTempJson,
 } from '@platform/gateway/testing';
 import { anthropicAgentTurns, type McpTestServer, startMcpTestServer } from '@platform/testing';
+import { type ClaudeResult, runClaudeCode } from './support/claude';
 
-const CLAUDE = path.resolve(__dirname, '../../../node_modules/.bin/claude');
 const MODEL = 'claude-sonnet-4-5';
 
 const LANES = {
@@ -61,42 +57,16 @@ afterAll(async () => {
   await notes?.close();
 });
 
-function runClaude(mcpConfig: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-home-'));
-  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-cwd-'));
+function runClaude(mcpConfig: string): Promise<ClaudeResult> {
   const args = ['-p', 'Echo "from claude" with the notes tool.', '--model', MODEL, '--mcp-config', mcpConfig];
-  const child = spawn(CLAUDE, [...args, '--allowedTools', 'mcp__gateway', '--output-format', 'json'], {
-    cwd,
+  return runClaudeCode({
+    args: [...args, '--allowedTools', 'mcp__gateway', '--output-format', 'json'],
+    baseUrl: url,
+    apiKey: caller.apiKey,
     env: {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      ANTHROPIC_BASE_URL: url,
-      ANTHROPIC_API_KEY: caller.apiKey,
-      DISABLE_TELEMETRY: '1',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_ERROR_REPORTING: '1',
       // MCP tools in the request's tool list, not deferred behind ToolSearch (which the fake does not script).
       ENABLE_TOOL_SEARCH: 'false',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => {
-    stdout += c.toString('utf8');
-  });
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c.toString('utf8');
-  });
-  const killer = setTimeout(() => child.kill('SIGKILL'), 100_000);
-  return new Promise((resolve) => {
-    child.once('exit', (code) => {
-      clearTimeout(killer);
-      fs.rmSync(home, { recursive: true, force: true });
-      fs.rmSync(cwd, { recursive: true, force: true });
-      resolve({ code, stdout, stderr });
-    });
   });
 }
 

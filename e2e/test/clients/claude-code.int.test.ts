@@ -6,10 +6,6 @@
 // off, and only the gateway's loopback URL; the fakes log every request they get, and the
 // test checks that each one came from this run.
 
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import {
   type AiHarness,
   startAiHarness,
@@ -18,10 +14,10 @@ import {
   writeTempJson,
 } from '@platform/gateway/testing';
 import { anthropicAgentTurns, chatAgentTurns } from '@platform/testing';
+import { type ClaudeResult, runClaudeCode } from './support/claude';
 import { type CompatTarget, installedVersion, recordCompat, writeCompatDoc } from './support/compat-matrix';
 
 const CLIENT = '@anthropic-ai/claude-code';
-const CLAUDE = path.resolve(__dirname, '../../../node_modules/.bin/claude');
 
 /**
  * `premium` serves Claude models from the Anthropic fake (passed through); `standard` an
@@ -73,44 +69,14 @@ afterAll(async () => {
 
 beforeEach(() => h.resetFakes());
 
-type ClaudeResult = { code: number | null; stdout: string; stderr: string };
-
 /** Runs `claude -p` headless against the gateway, in a throwaway HOME and working folder. */
 function runClaude(model: string | undefined, extraEnv: Record<string, string> = {}): Promise<ClaudeResult> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-home-'));
-  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-cwd-'));
   const args = ['-p', 'Run echo hi and echo there with Bash.', ...(model ? ['--model', model] : [])];
-  const child = spawn(CLAUDE, [...args, '--allowedTools', 'Bash', '--output-format', 'json'], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      ANTHROPIC_BASE_URL: url,
-      ANTHROPIC_API_KEY: caller.apiKey,
-      DISABLE_TELEMETRY: '1',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_ERROR_REPORTING: '1',
-      ...extraEnv,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => {
-    stdout += c.toString('utf8');
-  });
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c.toString('utf8');
-  });
-  const killer = setTimeout(() => child.kill('SIGKILL'), 100_000);
-  return new Promise((resolve) => {
-    child.once('exit', (code) => {
-      clearTimeout(killer);
-      fs.rmSync(home, { recursive: true, force: true });
-      fs.rmSync(cwd, { recursive: true, force: true });
-      resolve({ code, stdout, stderr });
-    });
+  return runClaudeCode({
+    args: [...args, '--allowedTools', 'Bash', '--output-format', 'json'],
+    baseUrl: url,
+    apiKey: caller.apiKey,
+    env: extraEnv,
   });
 }
 
