@@ -111,7 +111,11 @@ describeWith(
         ...gatewayStorage.env,
         ...gatewayFakeEnv(fakes, 'https://gateway.example.com'),
         GATEWAY_SECRET: gatewaySecret,
-        AI_LANES_CONFIG: writeTempJson('lanes.json', TEST_LANES),
+        // Media is billed by cost: on a meter of its own, never the tokens meter.
+        AI_LANES_CONFIG: writeTempJson('lanes.json', {
+          ...TEST_LANES,
+          media_billing: { meter: 'media_cost' },
+        }),
         GATEWAY_SERVICE_TOKEN: serviceToken,
         PAYMENT_URL: `http://127.0.0.1:${paymentPort}`,
         PAYMENT_API_KEY: paymentKey,

@@ -199,6 +199,14 @@ export const ZGatewayEnv = z
       .string()
       .regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'a payment meter name (1 to 64 of a-z 0-9 _ - .)')
       .optional(),
+    /**
+     * payment's meter of media records (image, tts, music, sound effects: billed by cost) when the lanes
+     * config's `media_billing` names none. Needed when the lanes bill tokens: cost never lands on a meter of tokens.
+     */
+    BILLING_MEDIA_METER: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'a payment meter name (1 to 64 of a-z 0-9 _ - .)')
+      .optional(),
     /** `project_id=meter` pairs, comma-separated: a project's usage on its own meter (wins over the lane's). */
     BILLING_PROJECT_METERS: envFields.list().default([]),
     /**

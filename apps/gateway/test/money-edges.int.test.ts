@@ -142,7 +142,7 @@ describe('media is money', () => {
       );
     });
     try {
-      const lanes = { ...LANES, media_billing: { mode: 'paid', product: 'prod_media' } };
+      const lanes = { ...LANES, media_billing: { mode: 'paid', product: 'prod_media', meter: 'media_cost' } };
       const app = h.startInstance({
         ...BASE,
         AI_LANES_CONFIG: writeTempJson('lanes.json', lanes),

@@ -56,6 +56,10 @@ export function billingRulesOf(env: GatewayEnv, lanes: LanesBilling): BillingRul
   }
   modelMeters.sort((a, b) => b[0].length - a[0].length);
   const laneRules: Record<string, LaneBilling> = {};
+  const media =
+    env.BILLING_MEDIA_METER && !lanes.media_billing?.meter
+      ? { ...(lanes.media_billing ?? { mode: 'metered' as const }), meter: env.BILLING_MEDIA_METER }
+      : lanes.media_billing;
   for (const [name, lane] of Object.entries(lanes.lanes)) if (lane.billing) laneRules[name] = lane.billing;
   return {
     quantity: env.BILLING_QUANTITY,
@@ -64,7 +68,7 @@ export function billingRulesOf(env: GatewayEnv, lanes: LanesBilling): BillingRul
     projectMeters,
     modelMeters,
     lanes: laneRules,
-    media: lanes.media_billing,
+    media,
   };
 }
 
@@ -119,15 +123,16 @@ export function createBilling(opts: {
     throw new Error('a paid lane needs PAYMENT_URL and PAYMENT_API_KEY (docs/billing.md)');
 
   const media = rules.media;
+  // Cost in millionths on a meter that counts tokens would bill a picture as
+  // a million tokens: refuse to start rather than send one wrong invoice.
   if (
     configured &&
     media?.mode !== 'free' &&
     !media?.meter &&
     (media?.quantity ?? 'cost_micros') !== rules.quantity
   )
-    logger.warn(
-      { media_quantity: media?.quantity ?? 'cost_micros', billing_quantity: rules.quantity },
-      'media requests are billed by cost on the same meter as the lanes: give media_billing a meter of its own (docs/billing.md)',
+    throw new Error(
+      `media requests are billed by ${media?.quantity ?? 'cost_micros'} but the lanes' meter counts ${rules.quantity}: give media_billing (or BILLING_MEDIA_METER) a meter of its own, or set its quantity or mode (docs/billing.md)`,
     );
   const payment =
     env.PAYMENT_URL && env.PAYMENT_API_KEY

@@ -82,8 +82,16 @@ export function usageEventOf(
   const value = quantity === 'cost_micros' ? row.cost_micros : row.total_tokens;
   if (value <= 0) return { skip: 'zero' };
   if (value > MAX_USAGE_EVENT_VALUE) return { skip: 'too_large' };
+  // A media record's own meter wins: project and model meters count tokens
+  // (a model prefix such as `gpt-4o` also matches `gpt-4o-mini-tts`).
+  const media = MEDIA_ENDPOINTS.has(row.endpoint);
   const meter =
-    rules.projectMeters.get(row.project_id) ?? modelMeterOf(rules, row.model) ?? lane?.meter ?? rules.meter;
+    media && lane?.meter
+      ? lane.meter
+      : (rules.projectMeters.get(row.project_id) ??
+        (media ? undefined : modelMeterOf(rules, row.model)) ??
+        lane?.meter ??
+        rules.meter);
   return {
     event: {
       id: row.id,
