@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { insertTeam } from '../src/teams/repo';
 import { TEAM_PERMISSIONS, TEAM_ROLES, type TeamAction, type TeamRole } from '../src/teams/roles';
+import { createTeamRouter } from '../src/teams/routes';
 import { OWN_ORIGIN, type SignedIn, sessionCookieOf, useIdentityHarness } from './support/identity-harness';
 
 /**
@@ -21,7 +22,7 @@ beforeAll(async () => {
 }, 30_000);
 
 /** A fresh team: each role held by its user, `target` a viewer and `second` a member to act on. */
-async function freshTeam(): Promise<{ id: string; keyId: string }> {
+async function freshTeam(): Promise<{ id: string; keyId: string; subjectUserId: string }> {
   const team = await insertTeam(h.prisma, 'roles', users.owner.userId);
   const extra: [string, string][] = [
     [users.admin.userId, 'admin'],
@@ -39,7 +40,7 @@ async function freshTeam(): Promise<{ id: string; keyId: string }> {
     .set('Origin', OWN_ORIGIN)
     .send({ name: 'teamkey' });
   expect(key.status).toBe(201);
-  return { id: team.id, keyId: key.body.key_id };
+  return { id: team.id, keyId: key.body.key_id, subjectUserId: team.subjectUserId };
 }
 
 type Case = {
@@ -129,11 +130,29 @@ const cases = Object.entries(ACTIONS).flatMap(([name, c]) =>
   ([...TEAM_ROLES, 'outsider'] as Who[]).map((who) => [who, name, c] as const),
 );
 
+/** `METHOD path` of every route of the team router under one team, read from the router itself. */
+function teamRoutes(): string[] {
+  type Layer = { route?: { path: string; methods: Record<string, boolean> } };
+  const stack = (createTeamRouter(h.deps) as unknown as { stack: Layer[] }).stack;
+  return stack.flatMap((layer) =>
+    layer.route?.path.startsWith('/api/v1/teams/:teamId/')
+      ? Object.keys(layer.route.methods).map(
+          (m) => `${m} ${layer.route?.path.slice('/api/v1/teams/:teamId/'.length)}`,
+        )
+      : [],
+  );
+}
+
 describe('team roles', () => {
   it('the table covers every permission', () => {
     expect(new Set(Object.values(ACTIONS).map((c) => c.permission))).toEqual(
       new Set(Object.keys(TEAM_PERMISSIONS).filter((p) => p !== 'team.read')),
     );
+  });
+
+  it('the table covers every route under a team (leave has its own test below)', () => {
+    const tested = [...Object.values(ACTIONS).map((c) => `${c.method} ${c.path}`), 'post leave'];
+    expect(teamRoutes().sort()).toEqual(tested.sort());
   });
 
   it.each(cases)('%s: %s', async (who, _name, c) => {
@@ -210,7 +229,23 @@ describe('team roles', () => {
     expect(joined.body).toEqual({ team_id: team.id, role: 'member' });
     expect((await accept(invitee)).status).toBe(400);
     const teams = await request(h.app).get('/api/v1/teams').set('Cookie', invitee.cookie);
-    expect(teams.body.teams).toEqual([{ team_id: team.id, name: 'roles', role: 'member' }]);
+    expect(teams.body.teams).toEqual([
+      {
+        team_id: team.id,
+        name: 'roles',
+        role: 'member',
+        billing_user_id: team.subjectUserId,
+        permissions: [
+          'team.read',
+          'members.read',
+          'keys.read',
+          'budgets.read',
+          'provider_keys.read',
+          'usage.read',
+          'keys.write',
+        ],
+      },
+    ]);
     // The team's audit log shows the invitation and the join.
     const log = await request(h.app).get(`/api/v1/teams/${team.id}/audit`).set('Cookie', users.owner.cookie);
     expect(log.body.events.slice(0, 2).map((e: { action: string }) => e.action)).toEqual([

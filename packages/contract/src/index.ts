@@ -13,6 +13,7 @@ export * from './gateway-media';
 export * from './gateway-openai';
 export * from './gateway-request-log';
 export * from './gateway-responses';
+export * from './gateway-teams';
 export * from './gateway-usage';
 export { buildGatewayOpenApi } from './openapi-gateway';
 export { buildPaymentOpenApi } from './openapi-payment';

@@ -35,7 +35,7 @@ export async function listTeamsOf(prisma: Db, userId: string) {
   return prisma.teamMember.findMany({
     where: { userId },
     orderBy: { createdAt: 'asc' },
-    select: { role: true, team: { select: { id: true, name: true, createdAt: true } } },
+    select: { role: true, team: { select: { id: true, name: true, subjectUserId: true, createdAt: true } } },
   });
 }
 

@@ -1,6 +1,8 @@
-/** Team roles, most to least powerful. */
-export const TEAM_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
-export type TeamRole = (typeof TEAM_ROLES)[number];
+import { TEAM_ROLES, type TeamRoleName } from '@platform/contract';
+
+export { TEAM_ROLES };
+/** Team roles, most to least powerful (the contract's list). */
+export type TeamRole = TeamRoleName;
 
 /**
  * What each team route needs: the least role allowed (docs/teams.md#roles,
@@ -33,6 +35,11 @@ export function isTeamRole(value: string): value is TeamRole {
 /** Whether `role` may do `action`. */
 export function can(role: TeamRole, action: TeamAction): boolean {
   return rank(role) >= rank(TEAM_PERMISSIONS[action]);
+}
+
+/** Every action `role` may do, in the table's order (what `GET /api/v1/teams` tells the console). */
+export function permissionsOf(role: TeamRole): TeamAction[] {
+  return (Object.keys(TEAM_PERMISSIONS) as TeamAction[]).filter((action) => can(role, action));
 }
 
 /** Whether `role` may give or take `target` (an admin manages members and viewers, only the owner admins). */

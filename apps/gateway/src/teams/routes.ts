@@ -1,19 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import {
+  type ListTeamsResponse,
+  type TeamBudgetsResponse,
+  type TeamSummary,
   usageRange,
-  ZApiKeyRules,
+  ZAcceptTeamInviteRequest,
   ZCreateApiKeyRequest,
-  ZEmail,
-  ZIsoTimestamp,
+  ZCreateTeamRequest,
   ZRevokeApiKeyRequest,
   ZSetBudgetRequest,
   ZStoreProviderKeyRequest,
+  ZTeamInviteRequest,
+  ZTeamMemberRequest,
+  ZTeamMemberRoleRequest,
+  ZUpdateApiKeyRulesRequest,
   ZUsageQuery,
 } from '@platform/contract';
 import { AppError } from '@platform/errors';
 import { jsonBody, parseRequestPart } from '@platform/service-kit';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
-import { z } from 'zod';
 import { listApiKeys } from '../api-keys/list-api-keys';
 import { revokeApiKey } from '../api-keys/revoke-api-key';
 import { updateApiKeyRules } from '../api-keys/update-rules';
@@ -34,21 +39,18 @@ import { summariseUsage } from '../usage/repo';
 import { teamAccess, teamOf } from './access';
 import { createTeamKey } from './keys';
 import * as repo from './repo';
-import { canManage, isTeamRole, TEAM_ROLES, type TeamRole } from './roles';
+import { canManage, isTeamRole, permissionsOf, type TeamRole } from './roles';
 
 export type TeamDeps = AuthDeps & ProviderKeyDeps & { budgets: Budgets; mailer: Mailer };
 
 const INVITE_TTL_MS = 7 * 86_400_000;
-const ZRole = z.enum(TEAM_ROLES);
-const ZCreateTeam = z.strictObject({ name: z.string().trim().min(1).max(64) });
-const ZInvite = z.strictObject({ email: ZEmail, role: ZRole.exclude(['owner']) });
-const ZAccept = z.strictObject({ token: z.string().min(1).max(128) });
-const ZMember = z.strictObject({ user_id: z.uuid() });
-const ZMemberRole = z.strictObject({ user_id: z.uuid(), role: ZRole.exclude(['owner']) });
-const ZTeamRules = z.strictObject({
-  key_id: z.uuid(),
-  rules: ZApiKeyRules.nullable(),
-  expires_at: ZIsoTimestamp.nullable(),
+
+const summary = (team: repo.TeamRow, role: TeamRole): TeamSummary => ({
+  team_id: team.id,
+  name: team.name,
+  role,
+  billing_user_id: team.subjectUserId,
+  permissions: permissionsOf(role),
 });
 
 /** The member `user_id` names, or 404 `team member not found`. */
@@ -94,7 +96,7 @@ export function createTeamRouter(deps: TeamDeps): Router {
   ];
 
   router.post('/api/v1/teams', session, csrf, json, async (req, res) => {
-    const body = parseRequestPart(ZCreateTeam, req.body);
+    const body = parseRequestPart(ZCreateTeamRequest, req.body);
     const userId = requireAuthOf(res).userId;
     const team = await repo.insertTeam(deps.prisma, body.name, userId);
     res.locals.team = { team, role: 'owner', userId };
@@ -103,16 +105,17 @@ export function createTeamRouter(deps: TeamDeps): Router {
       target: `team:${team.id}`,
       after: { name: team.name },
     });
-    res.status(201).json({ team_id: team.id, name: team.name, role: 'owner' });
+    res.status(201).json(summary(team, 'owner'));
   });
 
   router.get('/api/v1/teams', session, async (_req, res) => {
     const rows = await repo.listTeamsOf(deps.prisma, requireAuthOf(res).userId);
-    res.json({ teams: rows.map((r) => ({ team_id: r.team.id, name: r.team.name, role: r.role })) });
+    const teams = rows.flatMap((r) => (isTeamRole(r.role) ? [summary(r.team, r.role)] : []));
+    res.json({ teams } satisfies ListTeamsResponse);
   });
 
   router.post('/api/v1/teams/invites/accept', session, csrf, json, async (req, res) => {
-    const { token } = parseRequestPart(ZAccept, req.body);
+    const { token } = parseRequestPart(ZAcceptTeamInviteRequest, req.body);
     const auth = requireAuthOf(res);
     if (auth.kind !== 'session') throw new AppError('missing_authentication');
     const joined = await repo.acceptInvite(
@@ -147,7 +150,7 @@ export function createTeamRouter(deps: TeamDeps): Router {
   });
 
   router.post('/api/v1/teams/:teamId/invites', ...write('members.invite'), async (req, res) => {
-    const body = parseRequestPart(ZInvite, req.body);
+    const body = parseRequestPart(ZTeamInviteRequest, req.body);
     const { team, role, userId } = teamOf(res);
     if (!canManage(role, body.role)) throw forbidden(`a ${role} cannot invite a ${body.role}`);
     const token = randomBytes(32).toString('base64url');
@@ -183,7 +186,7 @@ export function createTeamRouter(deps: TeamDeps): Router {
   });
 
   router.post('/api/v1/teams/:teamId/members/role', ...write('members.role'), async (req, res) => {
-    const body = parseRequestPart(ZMemberRole, req.body);
+    const body = parseRequestPart(ZTeamMemberRoleRequest, req.body);
     const { team, role, userId } = teamOf(res);
     if (body.user_id === userId) throw forbidden('your own role is changed by another admin or the owner');
     const current = await memberRole(deps, team.id, body.user_id);
@@ -200,7 +203,7 @@ export function createTeamRouter(deps: TeamDeps): Router {
   });
 
   router.post('/api/v1/teams/:teamId/members/remove', ...write('members.remove'), async (req, res) => {
-    const body = parseRequestPart(ZMember, req.body);
+    const body = parseRequestPart(ZTeamMemberRequest, req.body);
     const { team, role } = teamOf(res);
     const current = await memberRole(deps, team.id, body.user_id);
     if (!canManage(role, current)) throw forbidden(`a ${role} cannot remove a ${current}`);
@@ -222,7 +225,7 @@ export function createTeamRouter(deps: TeamDeps): Router {
   });
 
   router.post('/api/v1/teams/:teamId/transfer', ...write('team.transfer'), async (req, res) => {
-    const body = parseRequestPart(ZMember, req.body);
+    const body = parseRequestPart(ZTeamMemberRequest, req.body);
     const { team, userId } = teamOf(res);
     if (body.user_id === userId) throw forbidden('you are the owner already');
     const current = await memberRole(deps, team.id, body.user_id);
@@ -280,7 +283,7 @@ function addTeamKeyRoutes(router: Router, deps: TeamDeps, read: Guards, write: G
     res.json({ key_id: body.key_id, status: 'revoked' });
   });
   router.post('/api/v1/teams/:teamId/api-keys/rules', ...write('keys.write'), async (req, res) => {
-    const body = parseRequestPart(ZTeamRules, req.body);
+    const body = parseRequestPart(ZUpdateApiKeyRulesRequest, req.body);
     const change = await updateApiKeyRules(deps, {
       userId: teamOf(res).team.subjectUserId,
       keyId: body.key_id,
@@ -312,6 +315,7 @@ function addTeamBudgetRoutes(router: Router, deps: TeamDeps, read: Guards, write
     const subject = teamOf(res).team.subjectUserId;
     const [budgets, today] = await Promise.all([deps.budgets.list(subject), deps.budgets.today(subject)]);
     res.json({
+      currency: deps.env.AI_COST_CURRENCY,
       today: { day: today.day, total_tokens: today.used },
       budgets: budgets.map((b) => ({
         scope: b.scope,
@@ -321,8 +325,9 @@ function addTeamBudgetRoutes(router: Router, deps: TeamDeps, read: Guards, write
         limit: b.limit,
         used: b.used,
         source: b.source,
+        resets_at: b.resetsAt.toISOString(),
       })),
-    });
+    } satisfies TeamBudgetsResponse);
   });
   router.put('/api/v1/teams/:teamId/budgets', ...write('budgets.write'), async (req, res) => {
     const rule = parseRequestPart(ZSetBudgetRequest, req.body);
