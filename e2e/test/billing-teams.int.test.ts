@@ -90,7 +90,11 @@ describeWithServers('team usage billed to the team through payment and Stripe', 
       ...gatewayStorage.env,
       ...gatewayFakeEnv(fakes, PUBLIC_URL),
       SMTP_URL: `${fakes.smtp.url}?ignoreTLS=true`,
-      AI_LANES_CONFIG: writeTempJson('lanes.json', TEST_LANES),
+      // Media stays off the token meter (the gateway refuses to start otherwise); only chat is used here.
+      AI_LANES_CONFIG: writeTempJson('lanes.json', {
+        ...TEST_LANES,
+        media_billing: { quantity: 'total_tokens' },
+      }),
       PAYMENT_URL: `http://127.0.0.1:${paymentPort}`,
       PAYMENT_API_KEY: PAYMENT_KEY,
       BILLING_IDLE_MS: '100',
