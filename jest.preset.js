@@ -1,5 +1,5 @@
 // Shared Jest setup: TypeScript through swc, workspace packages resolved to their
-// source via the "source" export condition, and ESM-only dependencies (jose,
+// source via the "source" export condition, and ESM-only dependencies (jose, openid-client,
 // pglite, the schema engine) transformed to CommonJS so they load in Jest's VM, and
 // OpenTelemetry's OTLP exporter, whose `import("http")` Jest's VM refuses.
 module.exports = {
@@ -18,7 +18,7 @@ module.exports = {
     '^eventsource-parser/stream$': require.resolve('eventsource-parser/stream'),
   },
   transformIgnorePatterns: [
-    '/node_modules/(?!(@electric-sql|jose|@prisma/schema-engine-wasm|@opentelemetry/otlp-exporter-base)/)',
+    '/node_modules/(?!(@electric-sql|jose|openid-client|oauth4webapi|@prisma/schema-engine-wasm|@opentelemetry/otlp-exporter-base)/)',
   ],
   // Per test and hook. Generous on purpose: on a shared 2-core machine under load a
   // harness start (database, migrations, servers) took over 30 s and failed whole

@@ -3,6 +3,9 @@ import { useState } from 'preact/hooks';
 import { api } from './api';
 import { BusyButton, ErrorText, Field, onSubmit, useAction } from './ui';
 
+/** Single sign-on (docs/teams.md#single-sign-on): a browser navigation to the provider and back. */
+const SSO_START = new URL('api/v1/auth/sso/start', document.baseURI);
+
 /** Where the link went, in words a person can act on. */
 function LinkNotice(props: { config: GatewayConfigResponse | null; email: string }) {
   if (props.config?.mail_delivery === 'log') {
@@ -62,6 +65,14 @@ export function SignInForm(props: { config: GatewayConfigResponse | null }) {
         {sentTo && <LinkNotice config={props.config} email={sentTo} />}
       </div>
       <ErrorText error={sending.error} />
+      {props.config?.sso && (
+        <p>
+          {/* A link, not a form: the start answers a redirect to the identity provider, which form-action 'self' would block. */}
+          <a class="button secondary" href={SSO_START.href}>
+            Sign in with SSO
+          </a>
+        </p>
+      )}
     </section>
   );
 }

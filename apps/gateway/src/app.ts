@@ -30,6 +30,7 @@ import { createOpenAiCompatRouter } from './openai-compat/routes';
 import { createProviderKeyRouter } from './provider-keys/routes';
 import { aiLimitCheck } from './rate-limit/limits';
 import { createSignInRouter } from './sign-in/routes';
+import { createSsoRouter } from './sso/routes';
 import { createTeamRouter } from './teams/routes';
 import { createUsageRouter } from './usage/routes';
 import { requireServiceToken } from './usage/service-token';
@@ -118,6 +119,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.get('/metrics', metricsAccess(env.METRICS_TOKEN), deps.metrics.handler);
 
   app.use(createSignInRouter(deps, deps.mailer));
+  app.use(createSsoRouter(deps));
   app.use(createSessionRouter(deps));
   app.use(createApiKeyRouter(deps));
   app.use(createUserRouter(deps));

@@ -1,6 +1,7 @@
 import { PROVIDERS } from '@platform/contract/providers';
 import { envFields, otelVariablesOf, parseEnv, serviceEnvFields } from '@platform/service-kit';
 import { z } from 'zod';
+import { checkSsoEnv, SSO_ENV_FIELDS } from './sso/env';
 
 /** One AI_BUDGET_DEFAULTS entry: `scope.period.unit=limit` (budgets/rules.ts parses it). */
 export const BUDGET_DEFAULT_ENTRY = /^(user|api_key|project)\.(daily|monthly)\.(tokens|cost)=\d{1,15}$/;
@@ -79,6 +80,8 @@ export const ZGatewayEnv = z
     /** smtp(s)://user:pass@host:port; unset outside production -> links are written to the log. */
     SMTP_URL: urlOf(['smtp', 'smtps']).optional(),
     MAIL_FROM: z.string().default('AI Gateway <no-reply@localhost>'),
+    /** OpenID Connect sign-in, OIDC_* (sso/env.ts, docs/teams.md#single-sign-on). */
+    ...SSO_ENV_FIELDS,
 
     /** Folder of the built web console served at `/`; unset -> the dist/ of @platform/console. */
     GATEWAY_CONSOLE_DIR: z.string().optional(),
@@ -238,6 +241,7 @@ export const ZGatewayEnv = z
         message: 'entries must be scope.period.unit=limit',
       });
     }
+    checkSsoEnv(env, ctx);
     if (env.NODE_ENV !== 'production') return;
     for (const name of ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'PROVIDER_KEYS_MASTER_KEYS'] as const) {
       if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'required in production' });

@@ -96,6 +96,7 @@ describe('GET /api/v1/config', () => {
       magic_link_ttl_minutes: 15,
       lanes: ['free', 'standard', 'premium'],
       max_api_keys: 5,
+      sso: false,
       providers: [
         { provider: 'openai', label: 'OpenAI' },
         { provider: 'openrouter', label: 'OpenRouter' },

@@ -16,6 +16,10 @@ export const ZGatewayConfigResponse = z
     magic_link_ttl_minutes: z.number().int().positive(),
     lanes: z.array(z.string()).meta({ description: 'Lanes a chat request may name (AI_ALLOWED_LANES).' }),
     max_api_keys: z.number().int().positive().meta({ description: 'Active API keys a user may hold.' }),
+    sso: z.boolean().meta({
+      description:
+        'Whether single sign-on is configured (OIDC_ISSUER): the sign-in page then offers `GET /api/v1/auth/sso/start`.',
+    }),
     session_cookie: z.boolean().meta({
       description:
         'Whether this request carried a session cookie (not whether it is still valid). The console asks `GET /api/v1/auth/session` only when true, so a signed-out visit makes no request that answers 401.',

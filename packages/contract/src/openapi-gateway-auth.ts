@@ -74,7 +74,13 @@ function registerSignInPaths(registry: OpenAPIRegistry): void {
     request: { body: jsonBody(ZRequestMagicLinkRequest) },
     responses: {
       202: jsonResponse('Accepted; a link is sent if the address can sign in.', ZRequestMagicLinkResponse),
-      ...buildErrorResponses([...BODY_ERRORS, 'invalid_redirect_url', 'rate_limited', 'internal']),
+      ...buildErrorResponses([
+        ...BODY_ERRORS,
+        'invalid_redirect_url',
+        'sso_required',
+        'rate_limited',
+        'internal',
+      ]),
     },
   });
   registry.registerPath({
@@ -125,7 +131,7 @@ function registerSignInPaths(registry: OpenAPIRegistry): void {
           Location: { description: 'The allowlisted redirect_url.', schema: { type: 'string' as const } },
         },
       },
-      ...buildErrorResponses([...BODY_ERRORS, 'invalid_code', 'rate_limited', 'internal']),
+      ...buildErrorResponses([...BODY_ERRORS, 'invalid_code', 'sso_required', 'rate_limited', 'internal']),
     },
   });
   registry.registerPath({
@@ -231,13 +237,84 @@ function registerApiKeyPaths(registry: OpenAPIRegistry): void {
   });
 }
 
+const ZSsoStartQuery = z.object({
+  redirect_url: z
+    .string()
+    .max(2048)
+    .optional()
+    .meta({ description: 'Where to send the browser once signed in: the gateway or GATEWAY_CORS_ORIGINS.' }),
+});
+const ZSsoCallbackQuery = z.object({
+  code: z.string().max(2048).optional(),
+  state: z.string().max(128).optional(),
+  iss: z.string().max(2048).optional(),
+  error: z.string().max(256).optional(),
+});
+const redirectTo = (description: string) => ({
+  description,
+  headers: { Location: { description: 'Where the browser goes next.', schema: { type: 'string' as const } } },
+});
+
+/** OpenID Connect sign-in (docs/teams.md#single-sign-on): two browser navigations. */
+function registerSsoPaths(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/auth/sso/start',
+    operationId: 'startSso',
+    summary: 'Start single sign-on at the identity provider',
+    description:
+      'Sends the browser to the OpenID provider (OIDC_ISSUER) with PKCE (S256), state and nonce. The ' +
+      'state is usable once, for 10 minutes, and bound to this browser by an HttpOnly cookie.',
+    tags: [TAG],
+    request: { query: ZSsoStartQuery },
+    responses: {
+      302: redirectTo("The provider's authorization endpoint."),
+      ...buildErrorResponses([
+        'invalid_redirect_url',
+        'sso_not_configured',
+        'sso_unavailable',
+        'rate_limited',
+        'internal',
+      ]),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/auth/sso/callback',
+    operationId: 'finishSso',
+    summary: 'Where the identity provider sends the browser back',
+    description:
+      'Redeems the code (with the PKCE verifier), verifies the ID token (signature, issuer, audience, nonce) and its e-mail domain (OIDC_ALLOWED_DOMAINS), applies OIDC_ROLE_MAP, starts the session and sends the browser on. Register this URL (or OIDC_REDIRECT_URI) at the provider.',
+    tags: [TAG],
+    request: { query: ZSsoCallbackQuery },
+    responses: {
+      303: {
+        ...redirectTo("Signed in: the start's redirect_url, else the web console."),
+        headers: {
+          ...setCookie(`The \`${SESSION_COOKIE_NAME}\` session cookie.`),
+          Location: { description: 'Where the browser goes next.', schema: { type: 'string' as const } },
+        },
+      },
+      ...buildErrorResponses([
+        'sso_invalid_state',
+        'sso_failed',
+        'sso_domain_not_allowed',
+        'sso_not_configured',
+        'sso_unavailable',
+        'internal',
+      ]),
+    },
+  });
+}
+
 /** Registers sign-in, session, profile and API key management. */
 export function registerAuthPaths(registry: OpenAPIRegistry): void {
   registerSignInPaths(registry);
+  registerSsoPaths(registry);
   registerApiKeyPaths(registry);
 }
 
 export const AUTH_TAGS = [
-  { name: TAG, description: 'Magic-link sign-in, sessions and the user profile.' },
+  { name: TAG, description: 'Magic-link and single sign-on, sessions and the user profile.' },
   { name: KEYS_TAG, description: 'API keys of the signed-in user.' },
 ];

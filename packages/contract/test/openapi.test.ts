@@ -68,6 +68,9 @@ const GATEWAY_OPERATIONS = [
   // Beyond the spec (issue 25, docs/billing.md): payment's subscription notices.
   'post /api/v1/billing/subscription-changes',
   'get /api/v1/config',
+  // Beyond the spec (issue 42, docs/teams.md#single-sign-on): OpenID Connect sign-in.
+  'get /api/v1/auth/sso/start',
+  'get /api/v1/auth/sso/callback',
   'post /v1/chat/completions',
   'post /v1/messages',
   'post /v1/messages/count_tokens',

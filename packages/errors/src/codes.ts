@@ -37,6 +37,16 @@ export const ERROR_CODES = {
   invalid_code: { status: 400, error: 'invalid or expired code' },
   invalid_redirect_url: { status: 400, error: 'redirect_url is not allowed' },
   api_key_not_found: { status: 404, error: 'api key not found' },
+  // --- gateway single sign-on (docs/teams.md#single-sign-on); `details` names the reason ---
+  sso_not_configured: { status: 404, error: 'single sign-on is not configured' },
+  /** The address's domain signs in through SSO (OIDC_ALLOWED_DOMAINS) and OIDC_MAGIC_LINK_FALLBACK is off. */
+  sso_required: { status: 403, error: 'this e-mail domain signs in through single sign-on' },
+  sso_domain_not_allowed: { status: 403, error: 'e-mail domain not allowed for single sign-on' },
+  /** The callback's state is missing, not this browser's, used or expired. */
+  sso_invalid_state: { status: 400, error: 'invalid or expired single sign-on state' },
+  /** The provider refused the code, or its ID token failed a check (issuer, audience, nonce, signature). */
+  sso_failed: { status: 400, error: 'single sign-on failed' },
+  sso_unavailable: { status: 503, error: 'identity provider unavailable' },
   // --- gateway key rules (docs/teams.md#key-rules); a refused rate names its rule in `details` ---
   api_key_expired: { status: 401, error: 'api key expired' },
   key_lane_not_allowed: { status: 403, error: 'lane not allowed for this api key' },

@@ -8,6 +8,7 @@ export * from './fuzz';
 export * from './http-server';
 export * from './kv';
 export * from './mcp-servers';
+export * from './oidc/provider';
 export * from './openai-fake';
 export * from './otlp-receiver';
 export { perTestFile } from './per-file';

@@ -13,6 +13,7 @@ export type AuditAction =
   | 'provider_key.set'
   | 'provider_key.delete'
   | 'sign_in.magic_link'
+  | 'sign_in.sso'
   | 'team.create'
   | 'team.transfer'
   | 'member.invite'

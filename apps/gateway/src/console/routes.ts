@@ -4,6 +4,7 @@ import { AppError } from '@platform/errors';
 import express, { type Response, Router } from 'express';
 import { readCookie } from '../auth/cookies';
 import type { GatewayDeps } from '../deps';
+import { ssoConfigOf } from '../sso/config';
 
 /**
  * The console's own policy, stricter than helmet's default: scripts, styles
@@ -58,6 +59,7 @@ export function createConsoleRouter(deps: GatewayDeps): Router {
   const router = Router();
   const dir = resolveConsoleDir(deps.env.GATEWAY_CONSOLE_DIR);
   const mailDelivery = deps.mailer.kind;
+  const sso = ssoConfigOf(deps.env) !== null;
   const catalog = deps.ai.catalog;
   const providers = catalog.names.map((provider) => ({
     provider,
@@ -72,6 +74,7 @@ export function createConsoleRouter(deps: GatewayDeps): Router {
       magic_link_ttl_minutes: deps.env.MAGIC_LINK_TTL_MINUTES,
       lanes: deps.env.AI_ALLOWED_LANES,
       max_api_keys: MAX_API_KEYS_PER_USER,
+      sso,
       providers,
       session_cookie: readCookie(req, deps.env.SESSION_COOKIE_NAME) !== undefined,
     } satisfies GatewayConfigResponse);

@@ -4,6 +4,7 @@ import { consumeLimit } from '@platform/service-kit';
 import type { AuthDeps } from '../auth/deps';
 import { originOf, trustedOrigins } from '../http/origins';
 import type { Mailer } from '../mail/mailer';
+import { mustUseSso } from '../sso/config';
 import { KNOWN_ADDRESS_TTL_MS, SIGN_IN_LIMITS } from './limits';
 import { signLinkState } from './link-state';
 
@@ -55,6 +56,8 @@ export async function requestMagicLink(
   input: { email: string; redirectUrl?: string; ip: string },
 ): Promise<void> {
   const email = normalizeEmail(input.email);
+  // Refused before anything is stored or counted; the answer names the domain's rule, not the account.
+  if (mustUseSso(deps.env, email)) throw ssoRequired();
   if (input.redirectUrl !== undefined && !isTrustedRedirect(deps, input.redirectUrl)) {
     throw new AppError('invalid_redirect_url');
   }
@@ -107,6 +110,19 @@ export async function issueSignInCode(
   const stored: StoredCode = { email: normalizeEmail(email), exp: deps.clock() + ttlMs };
   await deps.kv.set(codeKey(codeHash), JSON.stringify(stored), ttlMs);
   return { code, codeHash };
+}
+
+/** 403 `sso_required`: the address's domain is bound to single sign-on. */
+export function ssoRequired(): AppError {
+  return new AppError('sso_required', {
+    details: [
+      {
+        path: 'email',
+        message:
+          'sign in with SSO (GET /api/v1/auth/sso/start); the operator has not allowed magic links here',
+      },
+    ],
+  });
 }
 
 function knownAddressHash(email: string, ip: string): string {

@@ -14,6 +14,7 @@ import type { AuthDeps } from '../auth/deps';
 import { type SessionDeps, startSession } from '../auth/sessions';
 import { trustedOrigins } from '../http/origins';
 import type { Mailer } from '../mail/mailer';
+import { mustUseSso } from '../sso/config';
 import { upsertUserByEmail } from '../users/repo';
 import { SIGN_IN_LIMITS } from './limits';
 import { readLinkState } from './link-state';
@@ -23,6 +24,7 @@ import {
   isTrustedRedirect,
   rememberSignInAddress,
   requestMagicLink,
+  ssoRequired,
 } from './magic-link';
 import { sendBadLinkPage, sendConfirmPage, sendSignedInPage } from './pages';
 
@@ -83,6 +85,8 @@ export function createSignInRouter(deps: AuthDeps, mailer: Mailer): Router {
       }
       throw err;
     }
+    // A code mailed before the domain was bound to SSO, or by a team invitation, signs nobody in there.
+    if (mustUseSso(deps.env, consumed.email)) throw ssoRequired();
     const user = await upsertUserByEmail(deps.prisma, consumed.email);
     // Best effort: the code is spent already, so a store hiccup here must not fail the sign-in.
     await rememberSignInAddress(deps, consumed.email, ip).catch((err: unknown) =>
