@@ -22,6 +22,8 @@ const TEAM_ID = randomUUID();
 const ANY_ID = expect.any(String);
 
 type World = IdentityHarness & { provider: OidcTestProvider };
+/** Every authorization code the provider handed out in this file (none may reach the log). */
+const codesSeen: string[] = [];
 
 const h = perTestFile<World>(async () => {
   const provider = await startOidcProvider({
@@ -73,6 +75,7 @@ async function throughProvider(login: string): Promise<{ callback: URL; cookie: 
   expect(location.searchParams.get('code_challenge_method')).toBe('S256');
   expect(location.searchParams.get('nonce')).toEqual(expect.any(String));
   const callback = await signInAtProvider(location.href, { login, redirectUri: REDIRECT_URI });
+  codesSeen.push(callback.searchParams.get('code') ?? '');
   return { callback, cookie: stateCookieOf(start) };
 }
 
@@ -273,6 +276,71 @@ describe('single sign-on through a real OpenID provider', () => {
     const res = await finish(callback, stateCookieOf(start));
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe(`${PUBLIC_URL}/?tab=keys`);
+  });
+});
+
+describe('bad input, a denied consent, an unreachable provider, SSO off', () => {
+  it('answers malformed callbacks with JSON errors, never a 5xx', async () => {
+    const start = await request(h.app).get('/api/v1/auth/sso/start');
+    const cookie = stateCookieOf(start);
+    const queries = [
+      '',
+      '?code=x',
+      '?state=',
+      '?state=a&state=b',
+      `?state=${'A'.repeat(5000)}`,
+      '?state[x]=1&code[y]=2',
+      '?state=%00%ff&code=%zz',
+    ];
+    for (const q of queries) {
+      const res = await request(h.app).get(`/api/v1/auth/sso/callback${q}`).set('Cookie', cookie);
+      expect({ q, status: res.status }).toEqual({ q, status: 400 });
+      expect(res.body).toMatchObject({ error: expect.any(String), request_id: ANY_ID });
+    }
+    const bad = await request(h.app).get('/api/v1/auth/sso/start?redirect_url=a&redirect_url=b');
+    expect(bad.status).toBeLessThan(500);
+  });
+
+  it("refuses a callback carrying the provider's error (consent denied), naming it", async () => {
+    const start = await request(h.app).get('/api/v1/auth/sso/start');
+    const state = new URL(start.headers.location ?? '').searchParams.get('state') ?? '';
+    const res = await request(h.app)
+      .get('/api/v1/auth/sso/callback')
+      .query({ error: 'access_denied', state, iss: h.provider.issuer })
+      .set('Cookie', stateCookieOf(start));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      code: 'sso_failed',
+      details: [{ path: 'query', message: 'the provider answered access_denied' }],
+    });
+  });
+
+  it('answers 503 when the provider cannot be reached, and 404 when SSO is off', async () => {
+    const down = await h.startInstance({ OIDC_ISSUER: 'http://127.0.0.1:1' });
+    const res = await request(down.app).get('/api/v1/auth/sso/start');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      error: 'identity provider unavailable',
+      code: 'sso_unavailable',
+      request_id: ANY_ID,
+    });
+    const off = await h.startInstance({ OIDC_ISSUER: '' });
+    for (const path of ['/api/v1/auth/sso/start', '/api/v1/auth/sso/callback?code=a&state=b']) {
+      const r = await request(off.app).get(path);
+      expect(r.status).toBe(404);
+      expect(r.body).toMatchObject({ error: 'single sign-on is not configured', request_id: ANY_ID });
+    }
+    expect((await request(off.app).get('/api/v1/config')).body.sso).toBe(false);
+  });
+
+  it('never writes the client secret, a code or an ID token to the log', () => {
+    const logs = h.logs.text();
+    expect(logs).not.toContain(CLIENT.client_secret);
+    expect(codesSeen.length).toBeGreaterThan(0);
+    // The callbacks were logged (the access log), with their codes masked.
+    expect(logs).toContain('/api/v1/auth/sso/callback');
+    for (const code of codesSeen) expect(logs).not.toContain(code);
+    expect(logs).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\.eyJ/);
   });
 });
 
