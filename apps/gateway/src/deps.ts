@@ -217,6 +217,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     budgets,
     laneAccess: billing.access,
     requestLog,
+    kv,
   });
   const mcp = createMcpGateway({
     config: loadMcpConfig(env.MCP_CONFIG),

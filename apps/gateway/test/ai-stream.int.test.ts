@@ -84,16 +84,18 @@ describe('POST /api/v1/ai/chat/stream', () => {
     });
   });
 
-  it('a stream that fails midway ends with an error event', async () => {
+  it('a stream that fails midway on every target ends with an error event naming the first cut', async () => {
     h.openai.set({ chunks: ['a', 'b', 'c'], failAfterChunks: 2 });
     const res = await stream();
     expect(res.status).toBe(200);
     const requestId = res.headers.get('x-request-id');
     const { events } = parseSse(await res.text());
+    // The other two targets, asked by instruction, start over and break too: nothing is sent twice.
+    const cause = 'the stream from groq/free-a was cut; no target was left to continue it';
     expect(events).toEqual([
       { event: 'chunk', data: { content: 'a' } },
       { event: 'chunk', data: { content: 'b' } },
-      { event: 'error', data: { error: 'upstream AI service error', request_id: requestId } },
+      { event: 'error', data: { error: 'upstream AI service error', request_id: requestId, cause } },
     ]);
     expect(requestId).toMatch(UUID);
   });
@@ -106,7 +108,11 @@ describe('POST /api/v1/ai/chat/stream', () => {
       { event: 'chunk', data: { content: 'a' } },
       {
         event: 'error',
-        data: { error: 'upstream AI service timed out', request_id: expect.stringMatching(UUID) },
+        data: {
+          error: 'upstream AI service timed out',
+          request_id: expect.stringMatching(UUID),
+          cause: 'the stream from groq/free-a stalled; no target was left to continue it',
+        },
       },
     ]);
     await h.waitForOpenaiAbort();

@@ -286,16 +286,19 @@ describe.each(STREAM_VIAS)('streams: $name', (via) => {
     expect(modelsAsked(h)).toEqual(['primary']);
   });
 
-  it('without a target that accepts prefill, a cut or stalled stream ends with the error event', async () => {
+  it('without a target that accepts prefill, a cut stream is finished by instruction; alone, it ends in an error', async () => {
     h.openai.setFor('np-primary', FAULTS.cutAfterTwoChunks);
+    // A model that starts its answer over: all of it restates what was sent, and only the rest goes out.
     const cut = await via.send(url, caller, 'noprefill');
-    expect(cut).toMatchObject({ status: 200, text: 'The quick ', complete: false });
-    expect(JSON.stringify(cut.error)).toContain('upstream AI service error');
+    expect(cut).toMatchObject({ status: 200, text: ANSWER, complete: true });
     h.openai.setFor('only', FAULTS.stallAfterTwoChunks);
     const stalled = await via.send(url, caller, 'solo');
     expect(stalled).toMatchObject({ status: 200, text: 'The quick ', complete: false });
     expect(JSON.stringify(stalled.error)).toContain('upstream AI service timed out');
     expect(stalled.elapsedMs).toBeLessThan(2_500);
-    expect(modelsAsked(h)).toEqual(['np-primary', 'only']);
+    expect(modelsAsked(h)).toEqual(['np-primary', 'np-backup', 'only']);
+    expect(JSON.stringify(stalled.error)).toContain(
+      'the stream from openai/only stalled; no target was left',
+    );
   });
 });

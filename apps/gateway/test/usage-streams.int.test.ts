@@ -86,8 +86,10 @@ describe('streams that end early are charged an estimate', () => {
     expect(events.filter((e) => e.event === 'chunk')).toHaveLength(4);
     const row = await recordOf(res.headers.get('x-request-id'));
     expect(row).toEqual(expect.objectContaining({ status: 502, estimated: true }));
-    // Exactly what was delivered, by the same tokenizer.
-    expect(row.completionTokens).toBe(countTokens(CHUNKS.slice(0, 4).join('')));
+    // Exactly what each of the lane's three targets generated, by the same tokenizer: the two
+    // asked to continue by instruction started over (nothing of it reached the caller twice) and
+    // were cut too, and every attempt that generated is charged.
+    expect(row.completionTokens).toBe(3 * countTokens(CHUNKS.slice(0, 4).join('')));
   });
 
   it('shutdown after the first chunk: 503 event, estimated', async () => {

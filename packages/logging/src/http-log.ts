@@ -14,8 +14,11 @@ export function addAccessLogFields(res: Response, fields: Record<string, unknown
  * with `addAccessLogFields`. No request or response headers and never a body:
  * the line is cheap to build and carries nothing a client sent in a header.
  * Level: info below 400, warn for 4xx, 503 and 504, error for other 5xx; a request the client
- * abandoned is logged at info with `aborted: true`. Query strings go through
- * the logger's redaction like every line.
+ * abandoned is logged at info with `aborted: true`. A response that went out
+ * as 200 but ended with an error inside its body (a stream's error event) is
+ * told by the route with a `stream_error` field: logged at warn as "request
+ * failed in band", never as completed. Query strings go through the logger's
+ * redaction like every line.
  */
 export function httpLogger(logger: Logger, opts: { ignorePaths?: string[] } = {}): RequestHandler {
   const ignore = new Set(opts.ignorePaths ?? ['/health', '/metrics']);
@@ -40,6 +43,10 @@ export function httpLogger(logger: Logger, opts: { ignorePaths?: string[] } = {}
       if (aborted) line.aborted = true;
       const extra = (res.locals as { accessLog?: Record<string, unknown> }).accessLog;
       if (extra) Object.assign(line, extra);
+      if (extra?.stream_error !== undefined && !aborted) {
+        logger.warn(line, 'request failed in band');
+        return;
+      }
       // 503 and 504 are expected states (a dependency down, an upstream too slow), logged at warn.
       if (status >= 500 && status !== 503 && status !== 504 && !aborted)
         logger.error(line, 'request errored');

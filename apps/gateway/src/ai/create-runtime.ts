@@ -1,3 +1,4 @@
+import type { KeyValueStore } from '@platform/db';
 import type { Logger, Registry } from '@platform/logging';
 import type { Budgets } from '../budgets/budgets';
 import type { Clock } from '../clock';
@@ -5,8 +6,10 @@ import type { GatewayEnv } from '../env';
 import type { RequestLog } from '../observability/request-log';
 import type { UsageLedger } from '../usage/ledger';
 import { createCircuitBreaker } from './circuit-breaker';
+import { laneAdvice } from './config/lane-advice';
 import type { LanesConfig } from './config/lanes';
 import { createAiMetrics } from './metrics';
+import { createPrefillMemory } from './prefill-memory';
 import { createProviderCatalog, type ProviderCatalog } from './providers/catalog';
 import { createProviderRegistry, parseBaseUrlOverrides, type ServerProviderKeys } from './providers/registry';
 import type { AiRuntime, StoredKeyLookup } from './runtime';
@@ -56,6 +59,8 @@ export type CreateAiRuntimeOptions = {
   budgets: Budgets;
   /** The request log; absent: off. */
   requestLog?: RequestLog | null;
+  /** Where learned capabilities are shared across instances (Redis); absent: this process only. */
+  kv?: Pick<KeyValueStore, 'get' | 'set'> | null;
   /** Paid lanes' check; absent: every lane is open (no billing configured). */
   laneAccess?: (userId: string, lane: string | null) => Promise<void>;
 };
@@ -66,6 +71,7 @@ export function createAiRuntime(opts: CreateAiRuntimeOptions): AiRuntime {
   const catalog = createProviderCatalog(lanes.providers);
   const serverKeys = serverKeysOf(env, catalog);
   warnAboutMissingKeys(lanes, serverKeys, logger);
+  for (const advice of laneAdvice(lanes)) logger.warn({ advice }, 'lanes config: first-token limit advice');
   return {
     config: lanes,
     clock: opts.clock,
@@ -99,5 +105,6 @@ export function createAiRuntime(opts: CreateAiRuntimeOptions): AiRuntime {
     currency: env.AI_COST_CURRENCY,
     completionAllowance: env.AI_BUDGET_COMPLETION_ALLOWANCE,
     requestLog: opts.requestLog ?? null,
+    prefillMemory: createPrefillMemory({ kv: opts.kv ?? null, logger }),
   };
 }

@@ -12,8 +12,13 @@ export type AiMetrics = TargetMetrics & {
   fallback(endpoint: string, fromProvider: string): void;
   /** A failed attempt tried again on the same target (429 with a short Retry-After, 5xx, reset). */
   retry(endpoint: string, provider: string, outcome: AttemptOutcome): void;
-  /** A stream cut, stalled or garbled after its first content went on at the next target. */
-  continuation(fromProvider: string, reason: string): void;
+  /** A stream cut, stalled or garbled after its first content went on at another target, by prefill or instruction. */
+  continuation(fromProvider: string, reason: string, mode: 'prefill' | 'instruction'): void;
+  /**
+   * A stream ended, as it really did: `completed`, `continued`, `error` (an
+   * in-band error event after the 200, `error` its code) or `aborted`.
+   */
+  streamEnded(lane: string, ending: string, error: string): void;
   /** An unparseable stream event (skipped when alone). */
   garbledEvent(provider: string): void;
 };
@@ -45,8 +50,13 @@ export function createAiMetrics(registry: Registry): AiMetrics {
   );
   const continuations = counter(
     'ai_stream_continuations_total',
-    'Streams continued on the next target after a cut, stall or garbled events mid-answer, by failed provider and reason',
-    ['from_provider', 'reason'],
+    'Streams continued on another target after a cut, stall or garbled events mid-answer, by failed provider, reason and mode (prefill or instruction)',
+    ['from_provider', 'reason', 'mode'],
+  );
+  const endings = counter(
+    'ai_stream_endings_total',
+    'Streams by how they really ended (completed, continued, error, aborted), by lane and in-band error code',
+    ['lane', 'ending', 'error'],
   );
   const garbled = counter(
     'ai_stream_garbled_events_total',
@@ -58,8 +68,11 @@ export function createAiMetrics(registry: Registry): AiMetrics {
     retry(endpoint, provider, outcome) {
       retries.inc({ endpoint, provider, outcome });
     },
-    continuation(fromProvider, reason) {
-      continuations.inc({ from_provider: fromProvider, reason });
+    continuation(fromProvider, reason, mode) {
+      continuations.inc({ from_provider: fromProvider, reason, mode });
+    },
+    streamEnded(lane, ending, error) {
+      endings.inc({ lane, ending, error });
     },
     garbledEvent(provider) {
       garbled.inc({ provider });

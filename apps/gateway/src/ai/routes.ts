@@ -29,7 +29,7 @@ import {
   synthesizeSpeech,
 } from './media';
 import type { AiRuntime } from './runtime';
-import { streamChat } from './streaming/relay';
+import { streamChat } from './streaming/native-format';
 
 type MediaBody = { project_id: string; lane?: string | undefined; model?: string | undefined };
 

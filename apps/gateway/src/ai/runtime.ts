@@ -9,6 +9,7 @@ import type { UsageAttemptRow } from '../usage/repo';
 import type { CircuitBreaker } from './circuit-breaker';
 import type { LanesConfig } from './config/lanes';
 import type { AiMetrics } from './metrics';
+import type { PrefillMemory } from './prefill-memory';
 import type { ProviderCatalog } from './providers/catalog';
 import type { ProviderRegistry } from './providers/registry';
 
@@ -60,6 +61,8 @@ export type AiRuntime = {
   requestLog: RequestLog | null;
   /** Completion tokens reserved for a chat request without max_tokens (AI_BUDGET_COMPLETION_ALLOWANCE). */
   completionAllowance: number;
+  /** Targets learned to refuse an assistant prefill, in this process and the cluster (prefill-memory.ts). */
+  prefillMemory: PrefillMemory;
 };
 
 /** Who is calling, from the auth context. */

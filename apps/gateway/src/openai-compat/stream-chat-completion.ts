@@ -79,8 +79,11 @@ export function openAiStreamFormat(
       }
       await sse.sendData(DONE_SENTINEL);
     },
-    async error(sse, code) {
-      await sse.sendData(toOpenAiErrorBody(new AppError(code)));
+    async error(sse, code, cause) {
+      const body = toOpenAiErrorBody(new AppError(code));
+      // Why a broken stream could not be continued, after our public message (never provider text).
+      if (cause) body.error.message = `${body.error.message}: ${cause}`;
+      await sse.sendData(body);
     },
   };
 }

@@ -46,6 +46,20 @@ export type OpenAIBehaviour = CommonBehaviour & {
   /** Model name to report instead of the requested one (providers often answer with a dated name). */
   model?: string;
   /**
+   * A model that refuses an answer ending in the assistant's own message (a
+   * prefill), as Anthropic's newest models do: such a request gets 400 with
+   * code `prefill_rejected` and Anthropic's wording. Others are answered.
+   */
+  refusePrefill?: boolean;
+  /**
+   * A model asked to continue its cut answer by instruction (the conversation
+   * ends with the partial answer as the assistant's message, then a user
+   * message): when the partial answer starts the scripted one, it answers the
+   * rest, first restating its last `restateChars` characters (as models often
+   * do; 0 = none).
+   */
+  continuesByInstruction?: { restateChars: number };
+  /**
    * Answer with these function calls instead of text (content null, finish
    * reason `tool_calls`); streamed as one name delta and one arguments delta each.
    */
@@ -145,8 +159,9 @@ export async function streamChat(
   // when its scripted answer starts with it (as a model continuing its own text would).
   const last = request.messages[request.messages.length - 1];
   const prefill = last?.role === 'assistant' && typeof last.content === 'string' ? last.content : '';
-  const continues = prefill.length > 0 && full.startsWith(prefill);
-  const content = continues ? full.slice(prefill.length) : full;
+  const resumed = resumePoint(request, full, behaviour);
+  const continues = (prefill.length > 0 && full.startsWith(prefill)) || resumed !== null;
+  const content = resumed !== null ? full.slice(resumed) : continues ? full.slice(prefill.length) : full;
   const pieces =
     behaviour.chunks && !continues ? behaviour.chunks : (content.match(/\S+\s*|\s+/g) ?? [content]);
   const includeUsage = request.stream_options?.include_usage === true;
@@ -220,4 +235,27 @@ export async function streamChat(
   if (includeUsage) await send([], { usage: buildUsage(request, pieces.join(''), behaviour.usage) });
   if (!behaviour.omitDone) record.sent += 'data: [DONE]\n\n';
   res.end(behaviour.omitDone ? undefined : 'data: [DONE]\n\n');
+}
+
+/** The message Anthropic's newest models answer a prefilled request with (400 invalid_request_error). */
+export const PREFILL_REFUSAL_MESSAGE =
+  'This model does not support assistant message prefill. The conversation must end with a user message.';
+
+/** Whether the request ends in the assistant's message (a prefill). */
+export function endsWithPrefill(request: ChatRequest): boolean {
+  return request.messages[request.messages.length - 1]?.role === 'assistant';
+}
+
+/**
+ * Where a continuation by instruction resumes the scripted answer: after the
+ * partial answer (the message before the last), less `restateChars`; null
+ * when the request is not such a continuation or the behaviour does not take it.
+ */
+function resumePoint(request: ChatRequest, full: string, behaviour: OpenAIBehaviour): number | null {
+  if (!behaviour.continuesByInstruction) return null;
+  const n = request.messages.length;
+  const partial = request.messages[n - 2];
+  if (n < 2 || request.messages[n - 1]?.role !== 'user' || partial?.role !== 'assistant') return null;
+  if (typeof partial.content !== 'string' || !full.startsWith(partial.content)) return null;
+  return Math.max(0, partial.content.length - behaviour.continuesByInstruction.restateChars);
 }

@@ -32,6 +32,11 @@ export const FAULTS = {
   garbledTwice: { garbled: { beforeChunk: 2, count: 2 } },
   /** A complete answer whose stream ends without `data: [DONE]`. */
   missingDone: { omitDone: true },
+  /**
+   * A model that refuses a prefilled continuation (400 `prefill_rejected`),
+   * answers one by instruction, restating the last word it was shown ("quick ").
+   */
+  refusesPrefill: { refusePrefill: true, continuesByInstruction: { restateChars: 6 } },
   /** OpenAI's answer to a prompt longer than the model's context window. */
   contextLength: {
     status: 400,

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type LoopbackServer, listenLoopback, readBody } from '../http-server';
-import { type ChatRequest, type OpenAIBehaviour, replyChat, streamChat } from './chat';
+import {
+  type ChatRequest,
+  endsWithPrefill,
+  type OpenAIBehaviour,
+  PREFILL_REFUSAL_MESSAGE,
+  replyChat,
+  streamChat,
+} from './chat';
 import { scriptedFakeControls } from './controls';
 import { type EmbeddingsRequest, replyEmbeddings } from './embeddings';
 import { createAudio, SPEECH_CONTENT_TYPES, TINY_PNG_BASE64 } from './media';
@@ -193,6 +200,8 @@ export async function startOpenAIFake(opts: OpenAIFakeOptions = {}): Promise<Ope
           'messages',
         );
       }
+      if (behaviour.refusePrefill && endsWithPrefill(chat))
+        return fail(400, PREFILL_REFUSAL_MESSAGE, 'prefill_rejected', 'messages');
       if (chat.stream === true) return streamChat(res, record, chat, behaviour, headers);
       return replyChat(res, record, chat, behaviour, headers);
     }

@@ -8,7 +8,7 @@ import {
 } from './anthropic-translate';
 import type { ChatUpstream, NativeRequest } from './openai-chat';
 import { SseDataLines } from './sse-parser';
-import { UpstreamProtocolError } from './upstream-errors';
+import { readProviderError, UpstreamProtocolError } from './upstream-errors';
 import { createUpstreamPool, readJson, type UpstreamBody } from './upstream-pool';
 
 /**
@@ -80,7 +80,7 @@ export function passedThrough(body: Record<string, unknown>, model: string, stre
  * them on untouched.
  */
 export function createAnthropicUpstream(baseUrl: string, apiKey: string): ChatUpstream {
-  const pool = createUpstreamPool(baseUrl, 'messages');
+  const pool = createUpstreamPool(baseUrl, 'messages', readProviderError);
   const countPool = createUpstreamPool(baseUrl, 'messages/count_tokens');
   const headersFor = (native: NativeRequest | undefined, accept: string) => ({
     'x-api-key': apiKey,

@@ -130,6 +130,29 @@ describe('upstream error classification', () => {
     expect(toFinalError(over, 0).code).toBe('upstream_context_length');
   });
 
+  it("reads a refused prefill (a code, or Anthropic's wording) as its own outcome, tried elsewhere", () => {
+    const anthropic = JSON.stringify({
+      type: 'error',
+      error: {
+        type: 'invalid_request_error',
+        message:
+          'This model does not support assistant message prefill. The conversation must end with a user message.',
+      },
+    });
+    expect(readProviderError(anthropic)).toEqual({ kind: 'prefill', reason: 'prefill_rejected' });
+    const coded = JSON.stringify({ error: { message: 'no', code: 'prefill_rejected' } });
+    expect(readProviderError(coded)).toEqual({ kind: 'prefill', reason: 'prefill_rejected' });
+    // A trailing-whitespace complaint about a prefill is not a refusal of prefill.
+    const whitespace = JSON.stringify({
+      error: { message: 'final assistant content cannot end with trailing whitespace' },
+    });
+    expect(readProviderError(whitespace).kind).toBe('other');
+    const failure = classifyUpstreamError(new UpstreamHttpError(400, null, readProviderError(coded)), none);
+    expect(failure.outcome).toBe('prefill_refused');
+    expect(isRetryable('prefill_refused')).toBe(true);
+    expect(toFinalError(failure, 0).code).toBe('upstream_rejected');
+  });
+
   it('rethrows errors that are not upstream failures', () => {
     expect(() => classifyUpstreamError(new RangeError('bug'), none)).toThrow(RangeError);
   });

@@ -14,6 +14,11 @@ export type AttemptOutcome =
   | 'context_exceeded'
   /** The provider's content policy refused the request; every target would, so the chain ends. */
   | 'content_refused'
+  /**
+   * The target refuses an answer ending in an assistant message (a continuation's
+   * prefill, e.g. Anthropic's newest models): learned, and the next target is tried.
+   */
+  | 'prefill_refused'
   | 'aborted';
 
 /** Outcomes after which the next target is tried. */
@@ -24,6 +29,7 @@ const RETRYABLE: ReadonlySet<AttemptOutcome> = new Set([
   'server_error',
   'provider_refused',
   'context_exceeded',
+  'prefill_refused',
 ]);
 
 export function isRetryable(outcome: AttemptOutcome): boolean {
@@ -36,7 +42,7 @@ export function isRetryable(outcome: AttemptOutcome): boolean {
  * the prompt), so it is safe to log and to pass on.
  */
 export type ProviderErrorReading = {
-  kind: 'context_length' | 'content_policy' | 'other';
+  kind: 'context_length' | 'content_policy' | 'prefill' | 'other';
   /** The provider's own code (e.g. `content_policy_violation`), when it is a plain identifier. */
   reason: string | null;
 };
@@ -87,6 +93,17 @@ const POLICY_CODES = new Set([
   'blocked_content',
   'flagged_input',
 ]);
+/** Codes and phrases of a refused assistant prefill (Anthropic: "does not support assistant message prefill"). */
+const PREFILL_CODES = new Set([
+  'prefill_rejected',
+  'prefill_not_supported',
+  'assistant_prefill_not_supported',
+]);
+const PREFILL_PHRASES = [
+  'assistant message prefill',
+  'prefill is not supported',
+  'must end with a user message',
+];
 const POLICY_PHRASES = [
   'content policy',
   'content management policy',
@@ -141,6 +158,8 @@ export function readProviderError(text: string): ProviderErrorReading {
     return { kind: 'context_length', reason: code };
   if (ids.some((id) => POLICY_CODES.has(id)) || POLICY_PHRASES.some((p) => message.includes(p)))
     return { kind: 'content_policy', reason: code ?? type ?? 'content_policy' };
+  if (ids.some((id) => PREFILL_CODES.has(id)) || PREFILL_PHRASES.some((p) => message.includes(p)))
+    return { kind: 'prefill', reason: code ?? 'prefill_rejected' };
   return { kind: 'other', reason: code };
 }
 
@@ -238,6 +257,8 @@ function outcomeOfHttp(err: UpstreamHttpError): AttemptFailure {
       return { ...base, outcome: 'context_exceeded', reason: err.reading.reason };
     if (err.reading.kind === 'content_policy')
       return { ...base, outcome: 'content_refused', reason: err.reading.reason };
+    if (err.reading.kind === 'prefill')
+      return { ...base, outcome: 'prefill_refused', reason: err.reading.reason };
   }
   return { ...base, outcome: outcomeOfStatus(err.status) };
 }
@@ -325,6 +346,8 @@ export function toFinalError(
         headers: { 'Retry-After': String(retryAfterSeconds(last.retryAfter, now)) },
       });
     case 'request_rejected':
+    // Only the caller's own trailing assistant message ends a chain so (a continuation handles its own).
+    case 'prefill_refused':
       return new AppError('upstream_rejected');
     default:
       return new AppError('upstream_error');

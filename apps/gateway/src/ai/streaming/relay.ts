@@ -1,79 +1,43 @@
-import { type ChatUsage, STREAM_EVENTS } from '@platform/contract';
+import type { ChatUsage } from '@platform/contract';
 import { ERROR_CODES, isAppError } from '@platform/errors';
 import { addAccessLogFields } from '@platform/logging';
-import { DRAIN_DEADLINE_EVENT } from '@platform/service-kit';
 import type { Response } from 'express';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { estimateChatPrompt, estimateTokens } from '../../usage/estimate';
 import { type AccountedCall, CLIENT_CLOSED_STATUS, logUpstream } from '../accounting';
-import { type CacheTokens, cacheTokensOf, toChatUsage, upstreamChatParams } from '../chat';
+import { type CacheTokens, toChatUsage, upstreamChatParams } from '../chat';
 import type { PreparedChat } from '../chat-request';
 import type { Target } from '../config/lanes';
-import { ClientGoneError, FallbackExhaustedError } from '../fallback';
+import { ClientGoneError, FallbackExhaustedError, type FallbackResult } from '../fallback';
 import { announceDroppedParams } from '../field-policy';
-import type { ChatUpstream } from '../providers/openai-chat';
-import { UpstreamProtocolError } from '../providers/upstream-errors';
+import { UpstreamHttpError } from '../providers/upstream-errors';
 import { capCompletion, completionAllowanceOf } from '../reserve';
 import { runTargets } from '../run-targets';
 import type { AiRuntime, StoredKeys } from '../runtime';
+import { continuationMessages, cutCause, planContinuation } from './continuation';
+import { contentOf, createOverlapGate, type OverlapGate } from './overlap';
+import {
+  type CutReason,
+  readSegment,
+  readToFirstOutput,
+  type SegmentEnd,
+  type StartedStream,
+} from './segment-reader';
 import { openSse, type SseWriter } from './sse-writer';
+import {
+  accessLogFieldsOf,
+  type ContinuationMode,
+  endingOf,
+  estimateSegmentUsage,
+  type StreamOutcome,
+  sumSegments,
+} from './stream-outcome';
+import { type StreamWatch, watchStream } from './stream-watch';
 
-type StreamState = {
-  /** Chunks received but not yet sent to the client. */
-  pending: ChatCompletionChunk[];
-  /** True once a chunk carried output (content or a tool call): from then on no fallback. */
-  started: boolean;
-  finishReason: string | null;
-  usage: ChatUsage | null;
-  cache: CacheTokens | null;
-  ended: boolean;
-  /** A tool call was streamed: such an answer cannot be continued elsewhere. */
-  toolCalls: boolean;
-  /** A choice other than index 0 was streamed (n > 1): not continued either. */
-  manyChoices: boolean;
-  /** What the client was sent (content and tool-call text), for an estimate when the provider reports no usage. */
-  delivered: string[];
-};
-
-type StartedStream = { iterator: AsyncIterator<ChatCompletionChunk>; state: StreamState };
-
-/**
- * One target's part of a streamed answer. A stream continued after a cut has
- * several; the answer's usage is the sum of what each target charged. A
- * segment the provider reported no usage for (usually a cut one) carries our
- * tokenizer's estimate of its prompt (with the prefill it was given) and of
- * what it delivered, marked `estimated`.
- */
-export type StreamSegment = {
-  target: Target;
-  /** Reported or estimated; null when the segment delivered nothing and reported nothing. */
-  usage: ChatUsage | null;
-  /** Prompt-cache counts the provider reported for this segment. */
-  cache: CacheTokens | null;
-  estimated: boolean;
-  /** The segment ended the answer (finish reason received). */
-  completed: boolean;
-  /** Characters of content this segment sent to the client. */
-  contentChars: number;
-};
+export type { StreamOutcome, StreamSegment } from './stream-outcome';
 
 /** A relayed stream for the frame: its outcome, and its final event once the record is kept. */
 export type StreamAnswer = { outcome: StreamOutcome; last(recorded: boolean): Promise<void> | void };
-
-/** How a stream ended, for usage records: the status the caller effectively got, the target that answered. */
-export type StreamOutcome = {
-  status: number;
-  /** The target that sent the last part of the answer. */
-  target: Target;
-  /** The sum of the segments' usage (reported or estimated); null when there is none. */
-  usage: ChatUsage | null;
-  /** Prompt-cache counts summed over the segments; null when no provider reported any. */
-  cache: CacheTokens | null;
-  /** Some of the usage is our tokenizer's estimate: a segment ended before the provider reported any. */
-  estimated: boolean;
-  /** Every target that sent part of the answer, in order. */
-  segments: StreamSegment[];
-};
 
 /**
  * The error a started stream ends with; `service_unavailable` when the server
@@ -96,346 +60,342 @@ export type StreamFormat = {
     sse: SseWriter,
     end: { target: Target; finishReason: string; usage: ChatUsage; cache: CacheTokens | null },
   ): Promise<void>;
-  /** The provider failed after the stream started; this is the last thing sent. */
-  error(sse: SseWriter, code: StreamErrorCode): Promise<void>;
+  /**
+   * The provider failed after the stream started; this is the last thing sent.
+   * `cause` says why in words safe to show (which target's stream broke and why it was not continued).
+   */
+  error(sse: SseWriter, code: StreamErrorCode, cause?: string): Promise<void>;
 };
 
-function noteChunk(chunk: ChatCompletionChunk, state: StreamState): void {
-  for (const choice of chunk.choices) {
-    if (choice.index !== 0) state.manyChoices = true;
-    // Reasoning text (`reasoning`, as OpenRouter and the Anthropic client name
-    // it) counts as output: a model that thinks for minutes has started
-    // answering, and must not hit the attempt timeout nor be retried elsewhere.
-    const delta = choice.delta as (typeof choice.delta & { reasoning?: unknown }) | undefined;
-    for (const text of [delta?.content, delta?.reasoning]) {
-      if (typeof text === 'string' && text) {
-        state.started = true;
-        state.delivered.push(text);
-      }
-    }
-    for (const call of delta?.tool_calls ?? []) {
-      state.started = true;
-      state.toolCalls = true;
-      if (call.function?.name) state.delivered.push(call.function.name);
-      if (call.function?.arguments) state.delivered.push(call.function.arguments);
-    }
-    if (choice.finish_reason) state.finishReason = choice.finish_reason;
-  }
-  if (chunk.usage) {
-    state.usage = toChatUsage(chunk.usage);
-    state.cache = cacheTokensOf(chunk.usage);
-  }
-}
-
-function absorb(chunk: ChatCompletionChunk, state: StreamState): void {
-  noteChunk(chunk, state);
-  state.pending.push(chunk);
-}
-
-/** The continuation's chunks carry no second `role` delta: the caller sees one answer. */
-function withoutRole(chunk: ChatCompletionChunk): ChatCompletionChunk {
-  for (const choice of chunk.choices) {
-    if (choice.delta?.role !== undefined) delete choice.delta.role;
-  }
-  return chunk;
-}
-
-/** Content of choice 0 in a chunk ('' when none). */
-function contentOf(chunk: ChatCompletionChunk): string {
-  const first = chunk.choices[0];
-  return first?.index === 0 && typeof first.delta?.content === 'string' ? first.delta.content : '';
-}
-
-function addUsage(a: ChatUsage | null, b: ChatUsage | null): ChatUsage | null {
-  if (!a) return b;
-  if (!b) return a;
-  return {
-    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
-    completion_tokens: a.completion_tokens + b.completion_tokens,
-    total_tokens: a.total_tokens + b.total_tokens,
-  };
-}
-
 /**
- * Opens the upstream stream and reads until the first output (or the end).
- * Until then nothing has been sent to the client, so any failure here still
- * falls back to the next target. `prefill` (a continuation) is the answer so
- * far, sent as a trailing assistant message for the target to go on from.
- */
-async function startStream(
-  client: ChatUpstream,
-  prepared: PreparedChat,
-  model: Target,
-  signal: AbortSignal,
-  prefill: string,
-  onGarbled: () => void,
-): Promise<StartedStream> {
-  const params = upstreamChatParams(prepared, model);
-  const messages = prefill
-    ? [...params.messages, { role: 'assistant' as const, content: prefill }]
-    : params.messages;
-  const iterator = await client.stream(
-    { ...params, messages, stream: true, stream_options: { include_usage: true } },
-    signal,
-    onGarbled,
-    prepared.native,
-  );
-  const state: StreamState = {
-    pending: [],
-    started: false,
-    finishReason: null,
-    usage: null,
-    cache: null,
-    ended: false,
-    toolCalls: false,
-    manyChoices: false,
-    delivered: [],
-  };
-  while (!state.started) {
-    const next = await iterator.next();
-    if (next.done) {
-      state.ended = true;
-      break;
-    }
-    absorb(prefill ? withoutRole(next.value) : next.value, state);
-  }
-  // A stream that ended quietly while our signal fired still counts as a timeout/disconnect.
-  if (signal.aborted) throw new Error('upstream request aborted');
-  return { iterator, state };
-}
-
-/** Why a started segment stopped short of its finish reason. */
-type CutReason = 'cut' | 'stall' | 'garbled' | 'error_event';
-
-/**
- * Whether a target may finish an answer another one started: its lanes config
- * `accepts_prefill`, else its provider's (the catalogue's `prefill`).
+ * Whether a target may finish an answer another one started by prefill: its
+ * lanes config `accepts_prefill`, else its provider's (the catalogue's
+ * `prefill`). What a target was learned to refuse is checked apart (PrefillMemory).
  */
 export function acceptsPrefill(rt: Pick<AiRuntime, 'catalog'>, target: Target): boolean {
   return target.accepts_prefill ?? rt.catalog.get(target.provider)?.prefill ?? false;
 }
 
+/** A continuation being opened: how it asks, and the answer so far. */
+type Continuing = { mode: ContinuationMode; sent: string };
+
+/** One relayed stream's state, shared by its parts below. */
+type Run = {
+  rt: AiRuntime;
+  prepared: PreparedChat;
+  storedKeys: StoredKeys;
+  res: Response;
+  opts: RelayOptions;
+  /** The target of the attempt under way (garbled events are counted against it). */
+  current: Target;
+  /** Targets tried on this answer (they failed or answered and broke); a prefill refusal does not spend one. */
+  spent: Set<Target>;
+  /** Upstream attempts across retries, fallbacks and continuations. */
+  attempts: number;
+  segments: StreamOutcome['segments'];
+  /** The answer's text the client got so far (choice 0): what a continuation goes on from. */
+  sent: string;
+  /** Removes what a continuation by instruction restates; null otherwise. */
+  gate: OverlapGate | null;
+  /** How the answer's last segment was asked for (absent: the first segment). */
+  mode: ContinuationMode | undefined;
+  /** The first break of the answer: an error that ends the stream names it. */
+  firstCut: { target: Target; reason: CutReason } | null;
+};
+
+type RelayOptions = {
+  clientSignal: AbortSignal;
+  format: StreamFormat;
+  /** Reserves a continuation's prompt and allowance (AccountedCall.reserveMore). */
+  reserveMore: AccountedCall['reserveMore'];
+};
+
 /**
  * A streamed completion after validation, written in `format`. Errors before
  * the first output propagate (JSON error, fallback already tried). After it,
  * a stream that is cut, stalls past the lane's idle limit or sends two
- * unparseable events in a row goes on at the next target that accepts
- * prefill, with the answer so far as an assistant prefill; only the
- * continuation is relayed, so the caller sees one answer. Without such a
- * target (or for an answer with tool calls or several choices) the stream
- * ends with `format.error`. Every stream ends with `done` or `error`, except
- * when the client itself went away.
+ * unparseable events in a row goes on at another target of the lane: by
+ * prefill where one takes it, else by instruction (continuation.ts); only the
+ * new text is relayed, so the caller sees one answer. Without a target left
+ * (or for an answer with tool calls or several choices) the stream ends with
+ * `format.error` naming the cut. Every stream ends with `done` or `error`,
+ * except when the client itself went away.
  */
 export async function relayChatStream(
   rt: AiRuntime,
   prepared: PreparedChat,
   storedKeys: StoredKeys,
   res: Response,
-  opts: {
-    clientSignal: AbortSignal;
-    format: StreamFormat;
-    /** Reserves a continuation's prompt and allowance (AccountedCall.reserveMore). */
-    reserveMore: AccountedCall['reserveMore'];
-  },
+  opts: RelayOptions,
 ): Promise<StreamAnswer> {
-  const { format } = opts;
+  const run: Run = {
+    rt,
+    prepared,
+    storedKeys,
+    res,
+    opts,
+    current: prepared.targets[0] as Target,
+    spent: new Set(),
+    attempts: 0,
+    segments: [],
+    sent: '',
+    gate: null,
+    mode: undefined,
+    firstCut: null,
+  };
+  let result = await openTargets(run, prepared.targets, null);
+  announceDroppedParams(rt, res, prepared, result.target);
   const lane = rt.config.lanes[prepared.lane];
-  const idleTimeoutMs = lane?.stream_idle_timeout_ms ?? rt.idleTimeoutMs;
-  let current: Target = prepared.targets[0] as Target;
+  const sse = openSse(res, { keepAliveMs: rt.keepAliveMs });
+  const watch = watchStream(res, lane?.stream_idle_timeout_ms ?? rt.idleTimeoutMs);
+  let failure: { code: StreamErrorCode; cause: string } | null = null;
+  try {
+    for (;;) {
+      watch.follow(result.controller);
+      const end = await relaySegment(run, result, sse, watch);
+      if (end.cut === null || opts.clientSignal.aborted || watch.shuttingDown) break;
+      const next = await continueAfterCut(run, result, end.cut);
+      if (next === 'gone') break;
+      if ('code' in next) {
+        failure = next;
+        break;
+      }
+      result = next;
+    }
+  } finally {
+    watch.close();
+  }
+  if (watch.shuttingDown && !opts.clientSignal.aborted)
+    failure = { code: 'service_unavailable', cause: 'the server shut down during the stream' };
+  return finishStream(run, result, sse, failure);
+}
+
+/**
+ * One walk over `targets` until a stream starts answering: the first one
+ * (`continuing` null) or a continuation. A target refusing the prefill is
+ * learned (PrefillMemory) and stays usable by instruction.
+ */
+function openTargets(
+  run: Run,
+  targets: readonly Target[],
+  continuing: Continuing | null,
+): Promise<FallbackResult<StartedStream>> {
+  const { rt, prepared } = run;
   const onGarbled = () => {
-    rt.metrics.garbledEvent(current.provider);
+    rt.metrics.garbledEvent(run.current.provider);
     rt.logger.warn(
-      { provider: current.provider, model: current.model },
+      { provider: run.current.provider, model: run.current.model },
       'upstream stream event unreadable, skipped',
     );
   };
-  const start = (targets: readonly Target[], prefill: string) =>
-    runTargets(rt, {
-      endpoint: 'stream',
-      targets,
-      storedKeys,
-      clientSignal: opts.clientSignal,
-      lane: prepared.lane,
-      stream: true,
-      attempt: ({ target, credential, signal }) => {
-        current = target;
-        return startStream(rt.providers.chat(credential), prepared, target, signal, prefill, onGarbled);
-      },
-    });
-  let result = await start(prepared.targets, '');
-  logUpstream(res, result);
-  announceDroppedParams(rt, res, prepared, result.target);
-  // Targets still untried after the one answering, in the order of the lane.
-  let rest = prepared.targets.slice(result.index + 1);
-  const sse = openSse(res, { keepAliveMs: rt.keepAliveMs });
-  const segments: StreamSegment[] = [];
-  /** The answer's text the client got so far (choice 0), the prefill of a continuation. */
-  let sent = '';
-  let idleTimedOut = false;
-  // The server's drain deadline passed (SIGTERM): stop reading and say so as the last event.
-  let shuttingDown = false;
-  const onDrainDeadline = () => {
-    shuttingDown = true;
-    result.controller.abort();
-  };
-  res.once(DRAIN_DEADLINE_EVENT, onDrainDeadline);
-  // One idle timer per stream, re-armed per chunk with refresh(): no timer churn
-  // at thousands of chunks per second. Only silence from upstream counts; time
-  // spent waiting for a slow client to drain re-arms it.
-  let awaitingUpstream = false;
-  const idleTimer = setTimeout(() => {
-    if (!awaitingUpstream) {
-      idleTimer.refresh();
-      return;
-    }
-    idleTimedOut = true;
-    result.controller.abort();
-  }, idleTimeoutMs);
-  let errorCode: StreamErrorCode | null = null;
-  let state: StreamState = result.value.state;
-  try {
-    for (;;) {
-      const { iterator } = result.value;
-      state = result.value.state;
-      const target = result.target;
-      let cut: CutReason | null = null;
-      const before = sent.length;
-      idleTimedOut = false;
+  return runTargets(rt, {
+    endpoint: 'stream',
+    targets,
+    storedKeys: run.storedKeys,
+    clientSignal: run.opts.clientSignal,
+    lane: prepared.lane,
+    stream: true,
+    attempt: async ({ target, credential, signal }) => {
+      run.current = target;
+      run.attempts += 1;
+      run.spent.add(target);
+      const params = upstreamChatParams(prepared, target);
+      const messages = continuing
+        ? continuationMessages(params.messages, continuing.sent, continuing.mode)
+        : params.messages;
+      const body = { ...params, messages, stream: true, stream_options: { include_usage: true } };
       try {
-        for (const chunk of state.pending.splice(0)) {
-          sent += contentOf(chunk);
-          await format.chunk(sse, chunk, target);
-        }
-        while (!state.ended) {
-          awaitingUpstream = true;
-          idleTimer.refresh();
-          const next = await iterator.next();
-          awaitingUpstream = false;
-          if (next.done) break;
-          // After the start, chunks go straight out: no pending list, and an await
-          // only when the client's socket pushes back.
-          const chunk = segments.length > 0 ? withoutRole(next.value) : next.value;
-          noteChunk(chunk, state);
-          sent += contentOf(chunk);
-          const wait = format.chunk(sse, chunk, target);
-          if (wait) await wait;
-        }
-        // A stream that stops without a finish reason was cut off, not finished.
-        if (!state.finishReason) cut = 'cut';
+        const iterator = await rt.providers.chat(credential).stream(body, signal, onGarbled, prepared.native);
+        return await readToFirstOutput(iterator, signal, continuing !== null);
       } catch (err) {
-        awaitingUpstream = false;
-        cut = idleTimedOut
-          ? 'stall'
-          : err instanceof UpstreamProtocolError && err.kind !== 'unreadable'
-            ? err.kind
-            : 'cut';
-        // Only the error's class: provider messages can quote the key or the prompt.
-        const error = err instanceof Error ? err.constructor.name : typeof err;
-        if (!opts.clientSignal.aborted && !shuttingDown)
-          rt.logger.warn(
-            { error, provider: target.provider, model: target.model, reason: cut },
-            'upstream stream failed after start',
-          );
+        if (continuing?.mode === 'prefill' && isPrefillRefusal(err)) {
+          run.spent.delete(target);
+          await rt.prefillMemory.learn(target, err.reading?.reason ?? null);
+        }
+        throw err;
       }
-      const estimate = state.usage ? null : estimateSegmentUsage(prepared, state, sent.slice(0, before));
-      segments.push({
-        target,
-        usage: state.usage ?? estimate,
-        cache: state.cache,
-        estimated: estimate !== null,
-        completed: cut === null,
-        contentChars: sent.length - before,
-      });
-      if (cut === null || opts.clientSignal.aborted || shuttingDown) break;
-      if (cut === 'cut')
-        rt.logger.warn({ provider: target.provider, model: target.model }, 'upstream stream ended early');
-      result.controller.abort();
-      rt.breaker.record(result.credential, target.model, cut === 'stall' ? 'timeout' : 'server_error');
-      const candidates = rest.filter((t) => acceptsPrefill(rt, t));
-      if (state.toolCalls || state.manyChoices || candidates.length === 0) {
-        errorCode = cut === 'stall' ? 'upstream_timeout' : 'upstream_error';
-        break;
-      }
-      // A continuation is charged its prompt (with the answer so far) and a new allowance: reserved first.
-      if (!(await reserveContinuation(rt, prepared, sent, opts.reserveMore))) {
-        errorCode = 'rate_limited';
-        break;
-      }
-      rt.metrics.continuation(target.provider, cut);
-      try {
-        awaitingUpstream = false;
-        result = await start(candidates, sent);
-      } catch (err) {
-        if (err instanceof ClientGoneError) break;
-        // The 200 is out: whatever went wrong, the stream still ends with its error event.
-        if (!(err instanceof FallbackExhaustedError))
-          rt.logger.error(
-            { error: err instanceof Error ? err.constructor.name : typeof err },
-            'stream continuation failed',
-          );
-        errorCode =
-          err instanceof FallbackExhaustedError && err.error.code === 'upstream_timeout'
-            ? 'upstream_timeout'
-            : 'upstream_error';
-        break;
-      }
-      rest = candidates.slice(result.index + 1);
-      // The access-log line names the target that finished the answer, and how often it moved on.
-      logUpstream(res, result);
-      addAccessLogFields(res, { continuations: segments.length });
-      rt.logger.info(
-        {
-          from_provider: target.provider,
-          provider: result.target.provider,
-          model: result.target.model,
-          reason: cut,
-        },
-        'upstream stream continued on the next target',
-      );
-    }
-  } finally {
-    clearTimeout(idleTimer);
-    res.off(DRAIN_DEADLINE_EVENT, onDrainDeadline);
-  }
-
-  // What the stream cost: each segment's provider usage if it arrived, else an
-  // estimate of its prompt and of what it delivered (the provider generated at
-  // least that much, whoever ended the stream).
-  const usage = segments.reduce<ChatUsage | null>((sum, s) => addUsage(sum, s.usage), null);
-  const cache = segments.reduce<CacheTokens | null>(
-    (sum, s) =>
-      s.cache ? { read: (sum?.read ?? 0) + s.cache.read, write: (sum?.write ?? 0) + s.cache.write } : sum,
-    null,
-  );
-  const target = result.target;
-  const outcomeOf = (status: number): StreamOutcome => ({
-    status,
-    target,
-    usage,
-    cache,
-    estimated: segments.some((s) => s.estimated),
-    segments,
+    },
   });
-  if (opts.clientSignal.aborted) {
-    sse.end();
-    return { outcome: outcomeOf(CLIENT_CLOSED_STATUS), last: () => {} };
+}
+
+function isPrefillRefusal(err: unknown): err is UpstreamHttpError {
+  return err instanceof UpstreamHttpError && err.reading?.kind === 'prefill';
+}
+
+/**
+ * Relays one target's segment (through the overlap gate of a continuation by
+ * instruction) and keeps what it cost; a failure after the start is logged.
+ */
+async function relaySegment(
+  run: Run,
+  result: FallbackResult<StartedStream>,
+  sse: SseWriter,
+  watch: StreamWatch,
+): Promise<SegmentEnd> {
+  const { rt, opts } = run;
+  const { target } = result;
+  const before = run.sent.length;
+  const send = (chunk: ChatCompletionChunk) => {
+    run.sent += contentOf(chunk);
+    return opts.format.chunk(sse, chunk, target);
+  };
+  const gate = run.gate;
+  const relay = gate ? (chunk: ChatCompletionChunk) => sendAll(gate.push(chunk), send) : send;
+  const end = await readSegment(result.value, { watch, continued: run.segments.length > 0, relay });
+  if (gate) await sendAll(gate.end(), send);
+  const state = result.value.state;
+  if (end.error !== null && !opts.clientSignal.aborted && !watch.shuttingDown)
+    rt.logger.warn(
+      { error: end.error, provider: target.provider, model: target.model, reason: end.cut },
+      'upstream stream failed after start',
+    );
+  const estimate = state.usage ? null : estimateSegmentUsage(run.prepared, state, run.sent.slice(0, before));
+  run.segments.push({
+    target,
+    usage: state.usage ?? estimate,
+    cache: state.cache,
+    estimated: estimate !== null,
+    completed: end.cut === null,
+    contentChars: run.sent.length - before,
+    ...(run.mode ? { mode: run.mode } : {}),
+  });
+  return end;
+}
+
+/** Sends chunks in order; a promise only when the client's socket pushed back. */
+function sendAll(
+  chunks: ChatCompletionChunk[],
+  send: (chunk: ChatCompletionChunk) => Promise<void> | undefined,
+): Promise<void> | undefined {
+  let wait: Promise<void> | undefined;
+  for (const chunk of chunks) wait = send(chunk) ?? wait;
+  return wait;
+}
+
+/**
+ * After a cut: the next segment, chosen by planContinuation (prefill first,
+ * then instruction), reserved first; or the error that ends the stream with
+ * its cause; or 'gone' when the client left meanwhile.
+ */
+async function continueAfterCut(
+  run: Run,
+  cutResult: FallbackResult<StartedStream>,
+  cut: CutReason,
+): Promise<FallbackResult<StartedStream> | { code: StreamErrorCode; cause: string } | 'gone'> {
+  const { rt, prepared } = run;
+  const from = cutResult.target;
+  const state = cutResult.value.state;
+  if (cut === 'cut')
+    rt.logger.warn({ provider: from.provider, model: from.model }, 'upstream stream ended early');
+  cutResult.controller.abort();
+  rt.breaker.record(cutResult.credential, from.model, cut === 'stall' ? 'timeout' : 'server_error');
+  const lost = cut === 'stall' ? 'upstream_timeout' : 'upstream_error';
+  run.firstCut ??= { target: from, reason: cut };
+  const first = run.firstCut;
+  const cause = (why: Parameters<typeof cutCause>[2], failure?: string) =>
+    cutCause(first.target, first.reason, why, failure);
+  if (state.toolCalls) return { code: lost, cause: cause('tool_calls') };
+  if (state.manyChoices) return { code: lost, cause: cause('many_choices') };
+  let prefillTried = false;
+  for (;;) {
+    const remaining = prepared.targets.filter((t) => !run.spent.has(t));
+    const takes = await Promise.all(
+      remaining.map(async (t) => acceptsPrefill(rt, t) && !(await rt.prefillMemory.refuses(t))),
+    );
+    const plan = planContinuation(remaining, takes, prefillTried);
+    if (!plan) return { code: lost, cause: cause('no_target') };
+    // Charged its prompt (with the answer so far) and a new allowance: reserved before the first round.
+    if (!prefillTried && !(await reserveContinuation(rt, prepared, run.sent, run.opts.reserveMore)))
+      return { code: 'rate_limited', cause: cause('budget') };
+    try {
+      const next = await openTargets(run, plan.targets, { mode: plan.mode, sent: run.sent });
+      noteContinued(run, from, next, cut, plan.mode);
+      return next;
+    } catch (err) {
+      if (err instanceof ClientGoneError) return 'gone';
+      if (err instanceof FallbackExhaustedError && plan.mode === 'prefill') {
+        prefillTried = true;
+        continue;
+      }
+      // The 200 is out: whatever went wrong, the stream still ends with its error event.
+      if (!(err instanceof FallbackExhaustedError))
+        rt.logger.error(
+          { error: err instanceof Error ? err.constructor.name : typeof err },
+          'stream continuation failed',
+        );
+      const code = err instanceof FallbackExhaustedError ? err.error.code : 'upstream_error';
+      return {
+        code: code === 'upstream_timeout' ? 'upstream_timeout' : 'upstream_error',
+        cause: cause('failed', code),
+      };
+    }
   }
-  if (shuttingDown) errorCode = 'service_unavailable';
+}
+
+/** A continuation started: counted, logged, and the overlap gate set for one by instruction. */
+function noteContinued(
+  run: Run,
+  from: Target,
+  next: FallbackResult<StartedStream>,
+  cut: CutReason,
+  mode: ContinuationMode,
+): void {
+  run.mode = mode;
+  run.gate = mode === 'instruction' ? createOverlapGate(run.sent) : null;
+  run.rt.metrics.continuation(from.provider, cut, mode);
+  run.rt.logger.info(
+    {
+      from_provider: from.provider,
+      provider: next.target.provider,
+      model: next.target.model,
+      reason: cut,
+      mode,
+    },
+    'upstream stream continued on the next target',
+  );
+}
+
+/**
+ * The stream's outcome (usage summed over its segments, its real ending) on
+ * the access-log line and in the metrics, and its last event, sent once the
+ * frame kept the record.
+ */
+function finishStream(
+  run: Run,
+  result: FallbackResult<StartedStream>,
+  sse: SseWriter,
+  failure: { code: StreamErrorCode; cause: string } | null,
+): StreamAnswer {
+  const { rt, res, opts, prepared } = run;
+  const { usage, cache, estimated } = sumSegments(run.segments);
+  const target = result.target;
+  const aborted = opts.clientSignal.aborted;
+  const ending = endingOf({ aborted, errorCode: failure?.code ?? null, segments: run.segments });
+  const status = aborted ? CLIENT_CLOSED_STATUS : failure ? ERROR_CODES[failure.code].status : 200;
+  const outcome: StreamOutcome = { status, target, usage, cache, estimated, segments: run.segments, ending };
+  if (failure && !aborted) {
+    outcome.error = failure.code;
+    outcome.cause = failure.cause;
+  }
+  // The access-log line names the target that finished the answer, every attempt, and the real ending.
+  logUpstream(res, result);
+  addAccessLogFields(res, { attempts: run.attempts, ...accessLogFieldsOf(outcome) });
+  rt.metrics.streamEnded(prepared.lane, ending, outcome.error ?? 'none');
+  if (aborted) {
+    sse.end();
+    return { outcome, last: () => {} };
+  }
+  const finishReason = result.value.state.finishReason ?? 'stop';
   // The frame (runAccounted) makes the record durable, then calls `last`: the final event
   // waits for it, and a record that cannot be kept ends the stream in an error instead of `done`.
-  const outcome = outcomeOf(errorCode ? ERROR_CODES[errorCode].status : 200);
   return {
     outcome,
     async last(recorded) {
-      const code = errorCode ?? (recorded ? null : 'service_unavailable');
-      if (code) await format.error(sse, code);
-      else
-        await format.done(sse, {
-          target,
-          finishReason: state.finishReason ?? 'stop',
-          usage: usage ?? toChatUsage(null),
-          cache,
-        });
+      const code = failure?.code ?? (recorded ? null : 'service_unavailable');
+      // A shutdown is its own explanation; the cause of a break goes to the caller.
+      if (code)
+        await opts.format.error(sse, code, code === 'service_unavailable' ? undefined : failure?.cause);
+      else await opts.format.done(sse, { target, finishReason, usage: usage ?? toChatUsage(null), cache });
       sse.end();
     },
   };
@@ -462,56 +422,4 @@ async function reserveContinuation(
     );
     return false;
   }
-}
-
-/**
- * Tokens of a segment the provider reported no usage for: the prompt (with the
- * prefill a continuation was given) and what it delivered; null when it
- * delivered nothing.
- */
-function estimateSegmentUsage(prepared: PreparedChat, state: StreamState, prefill: string): ChatUsage | null {
-  if (!state.started) return null;
-  const prompt = estimateChatPrompt(prepared) + (prefill ? estimateTokens(prefill) : 0);
-  const completion = estimateTokens(state.delivered.join(''));
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-}
-
-/** The native events of `POST /api/v1/ai/chat/stream`: `chunk`, then `done` or `error`. */
-export function nativeStreamFormat(requestId: string): StreamFormat {
-  return {
-    chunk(sse, chunk) {
-      // Writes every choice's content; if the socket pushes back, the caller waits once.
-      let wait: Promise<void> | undefined;
-      for (const choice of chunk.choices) {
-        const content = choice.delta?.content;
-        if (content) wait = sse.send(STREAM_EVENTS.chunk, { content }) ?? wait;
-      }
-      return wait;
-    },
-    async done(sse, end) {
-      await sse.send(STREAM_EVENTS.done, {
-        model_used: end.target.model,
-        finish_reason: end.finishReason,
-        usage: end.usage,
-      });
-    },
-    async error(sse, code) {
-      await sse.send(STREAM_EVENTS.error, { error: ERROR_CODES[code].error, request_id: requestId });
-    },
-  };
-}
-
-/** POST /api/v1/ai/chat/stream after validation, in the native event format. */
-export function streamChat(
-  rt: AiRuntime,
-  prepared: PreparedChat,
-  storedKeys: StoredKeys,
-  res: Response,
-  opts: Pick<AccountedCall, 'clientSignal' | 'requestId' | 'reserveMore'>,
-): Promise<StreamAnswer> {
-  return relayChatStream(rt, prepared, storedKeys, res, {
-    clientSignal: opts.clientSignal,
-    format: nativeStreamFormat(opts.requestId),
-    reserveMore: opts.reserveMore,
-  });
 }
