@@ -1,7 +1,7 @@
 import { PROVIDERS } from '@platform/contract/providers';
 import { envFields, otelVariablesOf, parseEnv, serviceEnvFields } from '@platform/service-kit';
 import { z } from 'zod';
-import { checkSsoEnv, SSO_ENV_FIELDS } from './sso/env';
+import { checkSsoEnv, SSO_ENV_FIELDS } from './env-sso';
 
 /** One AI_BUDGET_DEFAULTS entry: `scope.period.unit=limit` (budgets/rules.ts parses it). */
 export const BUDGET_DEFAULT_ENTRY = /^(user|api_key|project)\.(daily|monthly)\.(tokens|cost)=\d{1,15}$/;
@@ -80,7 +80,7 @@ export const ZGatewayEnv = z
     /** smtp(s)://user:pass@host:port; unset outside production -> links are written to the log. */
     SMTP_URL: urlOf(['smtp', 'smtps']).optional(),
     MAIL_FROM: z.string().default('AI Gateway <no-reply@localhost>'),
-    /** OpenID Connect sign-in, OIDC_* (sso/env.ts, docs/teams.md#single-sign-on). */
+    /** OpenID Connect sign-in, OIDC_* (env-sso.ts, docs/teams.md#single-sign-on). */
     ...SSO_ENV_FIELDS,
 
     /** Folder of the built web console served at `/`; unset -> the dist/ of @platform/console. */

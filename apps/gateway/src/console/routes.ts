@@ -4,7 +4,7 @@ import { AppError } from '@platform/errors';
 import express, { type Response, Router } from 'express';
 import { readCookie } from '../auth/cookies';
 import type { GatewayDeps } from '../deps';
-import { ssoConfigOf } from '../sso/config';
+import { ssoConfigOf } from '../env-sso';
 
 /**
  * The console's own policy, stricter than helmet's default: scripts, styles

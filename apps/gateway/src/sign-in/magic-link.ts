@@ -2,9 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '@platform/errors';
 import { consumeLimit } from '@platform/service-kit';
 import type { AuthDeps } from '../auth/deps';
+import { mustUseSso } from '../env-sso';
 import { originOf, trustedOrigins } from '../http/origins';
 import type { Mailer } from '../mail/mailer';
-import { mustUseSso } from '../sso/config';
 import { KNOWN_ADDRESS_TTL_MS, SIGN_IN_LIMITS } from './limits';
 import { signLinkState } from './link-state';
 

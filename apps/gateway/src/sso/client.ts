@@ -1,6 +1,6 @@
 import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
-import type { SsoConfig } from './config';
+import type { SsoConfig } from '../env-sso';
 
 type OidcLib = typeof import('openid-client');
 type OidcConfiguration = import('openid-client').Configuration;

@@ -1,10 +1,10 @@
 import type { Logger } from '@platform/logging';
 import type { Request, Response } from 'express';
 import { recordAudit } from '../audit/record';
+import type { RoleMapping, SsoConfig } from '../env-sso';
 import type { PrismaClient } from '../generated/prisma/client';
 import { findMembership } from '../teams/repo';
 import { TEAM_ROLES, type TeamRole } from '../teams/roles';
-import type { RoleMapping, SsoConfig } from './config';
 
 /** At most this many values of the role claim are looked at (a token can carry hundreds of groups). */
 const MAX_CLAIM_VALUES = 1000;

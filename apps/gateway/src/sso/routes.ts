@@ -4,10 +4,10 @@ import { type Request, Router } from 'express';
 import { recordAudit } from '../audit/record';
 import type { AuthDeps } from '../auth/deps';
 import { type SessionDeps, startSession } from '../auth/sessions';
-import { isTrustedRedirect, normalizeEmail } from '../sign-in/magic-link';
+import { domainOf, SSO_CALLBACK_PATH, SSO_START_PATH, ssoConfigOf } from '../env-sso';
+import { originOf, trustedOrigins } from '../http/origins';
 import { upsertUserByEmail } from '../users/repo';
 import { createSsoClient, newFlowSecrets, type SsoClaims } from './client';
-import { domainOf, SSO_CALLBACK_PATH, SSO_START_PATH, ssoConfigOf } from './config';
 import { rememberFlow, takeFlow } from './flow-state';
 import { applyMappedRoles, mappedRoles } from './roles';
 
@@ -21,7 +21,7 @@ function clientIp(req: Request): string {
 
 /** The signed-in address of verified claims, or the refusal naming why not. */
 function emailOf(claims: SsoClaims, allowed: ReadonlySet<string>): string {
-  const email = typeof claims.email === 'string' ? normalizeEmail(claims.email) : '';
+  const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : '';
   if (!EMAIL_SHAPE.test(email)) {
     throw new AppError('sso_failed', {
       details: [{ path: 'id_token.email', message: 'the ID token carries no e-mail address (scope email)' }],
@@ -60,10 +60,12 @@ export function createSsoRouter(deps: AuthDeps): Router {
   const client = createSsoClient(config, deps.logger);
   const sessionDeps: SessionDeps = { env: deps.env, prisma: deps.prisma, clock: deps.clock };
   const home = `${deps.env.GATEWAY_PUBLIC_URL.replace(/\/+$/, '')}/`;
+  // Where redirect_url may point: the gateway's origin and GATEWAY_CORS_ORIGINS (as for magic links).
+  const trusted = trustedOrigins(deps.env);
 
   router.get(SSO_START_PATH, async (req, res) => {
     const redirectUrl = typeof req.query.redirect_url === 'string' ? req.query.redirect_url : undefined;
-    if (redirectUrl !== undefined && !isTrustedRedirect(deps, redirectUrl)) {
+    if (redirectUrl !== undefined && !trusted.has(originOf(redirectUrl) ?? '')) {
       throw new AppError('invalid_redirect_url');
     }
     await consumeLimit(deps.kv, START_PER_IP, clientIp(req));

@@ -1,6 +1,6 @@
+import { TEAM_ROLES, type TeamRoleName } from '@platform/contract';
 import { envFields } from '@platform/service-kit';
 import { z } from 'zod';
-import { TEAM_ROLES } from '../teams/roles';
 
 /** A lower-case DNS name: labels of a-z 0-9 -, at least one dot. */
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/;
@@ -20,7 +20,7 @@ export function parseRoleMapEntry(
 }
 
 /**
- * OpenID Connect sign-in (docs/teams.md#single-sign-on). Off unless
+ * OpenID Connect sign-in (docs/teams.md#single-sign-on, sso/). Off unless
  * OIDC_ISSUER is set; then the client, secret and allowed domains are required.
  */
 export const SSO_ENV_FIELDS = {
@@ -52,10 +52,10 @@ export const SSO_ENV_FIELDS = {
   OIDC_ROLE_MAP: envFields.list().default([]),
 };
 
-type SsoEnv = z.infer<z.ZodObject<typeof SSO_ENV_FIELDS>> & { NODE_ENV: string };
+type SsoEnv = z.infer<z.ZodObject<typeof SSO_ENV_FIELDS>>;
 
 /** The cross-field rules of the SSO variables, for the env schema's superRefine. */
-export function checkSsoEnv(env: SsoEnv, ctx: z.RefinementCtx): void {
+export function checkSsoEnv(env: SsoEnv & { NODE_ENV: string }, ctx: z.RefinementCtx): void {
   const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
   for (const entry of env.OIDC_ROLE_MAP) {
     if (!parseRoleMapEntry(entry)) issue('OIDC_ROLE_MAP', `"${entry}" is not claim value=team id:role`);
@@ -74,4 +74,67 @@ export function checkSsoEnv(env: SsoEnv, ctx: z.RefinementCtx): void {
   if (env.NODE_ENV === 'production' && !env.OIDC_ISSUER.startsWith('https://')) {
     issue('OIDC_ISSUER', 'must be https:// in production');
   }
+}
+
+/** Where the provider sends the browser back, unless OIDC_REDIRECT_URI says otherwise. */
+export const SSO_CALLBACK_PATH = '/api/v1/auth/sso/callback';
+export const SSO_START_PATH = '/api/v1/auth/sso/start';
+
+export type RoleMapping = { value: string; teamId: string; role: Exclude<TeamRoleName, 'owner'> };
+
+/** The operator's SSO settings, read once from the environment. */
+export type SsoConfig = {
+  issuer: URL;
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  scopes: string;
+  allowedDomains: ReadonlySet<string>;
+  magicLinkFallback: boolean;
+  roleClaim: string | undefined;
+  roleMap: readonly RoleMapping[];
+};
+
+/** The variables the SSO settings come from (a GatewayEnv, without importing env.ts). */
+type SsoEnvValues = SsoEnv & { GATEWAY_PUBLIC_URL: string };
+
+const configs = new WeakMap<SsoEnvValues, SsoConfig | null>();
+
+/** The SSO settings of `env`, or null when OIDC_ISSUER is unset (SSO off). */
+export function ssoConfigOf(env: SsoEnvValues): SsoConfig | null {
+  let config = configs.get(env);
+  if (config === undefined) {
+    config = readConfig(env);
+    configs.set(env, config);
+  }
+  return config;
+}
+
+function readConfig(env: SsoEnvValues): SsoConfig | null {
+  if (!env.OIDC_ISSUER || !env.OIDC_CLIENT_ID || !env.OIDC_CLIENT_SECRET) return null;
+  return {
+    issuer: new URL(env.OIDC_ISSUER),
+    clientId: env.OIDC_CLIENT_ID,
+    clientSecret: env.OIDC_CLIENT_SECRET,
+    redirectUri: env.OIDC_REDIRECT_URI ?? `${env.GATEWAY_PUBLIC_URL.replace(/\/+$/, '')}${SSO_CALLBACK_PATH}`,
+    scopes: env.OIDC_SCOPES,
+    allowedDomains: new Set(env.OIDC_ALLOWED_DOMAINS),
+    magicLinkFallback: env.OIDC_MAGIC_LINK_FALLBACK,
+    roleClaim: env.OIDC_ROLE_CLAIM,
+    roleMap: env.OIDC_ROLE_MAP.map(parseRoleMapEntry).filter((m) => m !== undefined),
+  };
+}
+
+/** The part after the last `@`, lower-cased. */
+export function domainOf(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+}
+
+/**
+ * Whether `email` must sign in through SSO: its domain is one of
+ * OIDC_ALLOWED_DOMAINS and the operator did not allow the magic link for them.
+ */
+export function mustUseSso(env: SsoEnvValues, email: string): boolean {
+  const config = ssoConfigOf(env);
+  return config !== null && !config.magicLinkFallback && config.allowedDomains.has(domainOf(email));
 }
