@@ -5,7 +5,7 @@
 //                                 package.json (a full `npm ci` needs all of them)
 //   prod-manifests <name> <out>   the same, narrowed to <name> and the workspaces it
 //                                 depends on at runtime, devDependencies dropped
-//   bundle <name> <out>           dist/ (and prisma/ where present) of those workspaces
+//   bundle <name> <out>           dist/ (and prisma/, data/ where present) of those workspaces
 //
 // Why prod-manifests: `npm ci --omit=dev -w <name>` still installs the other
 // workspaces' dependencies, workspace devDependencies (npm/cli#6670) and optional
@@ -80,6 +80,7 @@ function collectBundle(name, out) {
   for (const ws of runtimeClosure(name)) {
     if (!copy(out, path.join(ws.dir, 'dist'))) throw new Error(`${ws.name} has no dist/: build it first`);
     copy(out, path.join(ws.dir, 'prisma'));
+    copy(out, path.join(ws.dir, 'data'));
   }
 }
 

@@ -1,5 +1,5 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { lruCache } from '../cache/lru';
+import { countO200kTokens as countTokens } from './bpe-count';
 
 /**
  * Characters one estimate tokenizes at most: ~60 µs of CPU per 1,000
@@ -10,7 +10,7 @@ import { lruCache } from '../cache/lru';
  */
 export const TOKENIZE_MAX_CHARS = 64 * 1024;
 
-/** Tokens of a text: gpt-tokenizer's o200k_base (OpenAI's current encoding) for ordinary sizes. */
+/** Tokens of a text: o200k_base (OpenAI's current encoding, bpe-count.ts) for ordinary sizes. */
 export function estimateTokens(text: string): number {
   if (text.length === 0) return 0;
   if (text.length > TOKENIZE_MAX_CHARS) return Math.ceil(text.length / 2);

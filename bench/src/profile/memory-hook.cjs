@@ -1,0 +1,46 @@
+// Lets the idle-memory bench (src/peers/run-idle-rss.ts) read a production
+// process after a full garbage collection. Load it with
+//   --gateway-node-args "--require <abs path>/bench/src/profile/memory-hook.cjs"
+// (cluster workers inherit it) and set MEMORY_HOOK_DIR. On SIGUSR2 the process
+// collects garbage twice, then writes <dir>/memory-<pid>.json: its RSS and young
+// generation before, process.memoryUsage() and the young generation after,
+// and the modules it has loaded, counted per package (what to load later).
+const dir = process.env.MEMORY_HOOK_DIR;
+if (dir) {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const v8 = require('node:v8');
+  const vm = require('node:vm');
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc');
+  /** `node_modules/<pkg>` (scoped too) of a module path, or `app` / `packages/<name>` for ours. */
+  const packageOf = (file) => {
+    const at = file.lastIndexOf('node_modules/');
+    if (at === -1) {
+      const own = /\/(apps|packages)\/([^/]+)\//.exec(file);
+      return own ? `${own[1]}/${own[2]}` : 'other';
+    }
+    const rest = file.slice(at + 'node_modules/'.length).split('/');
+    return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? 'other');
+  };
+  const rssNow = () =>
+    Number(/^VmRSS:\s+(\d+)/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+  const newSpace = () =>
+    v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size ?? 0;
+  process.on('SIGUSR2', () => {
+    const before = { rss: rssNow(), newSpace: newSpace() };
+    gc();
+    gc();
+    // Let V8 hand freed pages back before the reading.
+    setTimeout(() => {
+      const modules = {};
+      for (const file of Object.keys(require.cache)) {
+        const name = packageOf(file);
+        modules[name] = (modules[name] ?? 0) + 1;
+      }
+      fs.mkdirSync(dir, { recursive: true });
+      const out = { pid: process.pid, before, newSpace: newSpace(), memory: process.memoryUsage(), modules };
+      fs.writeFileSync(path.join(dir, `memory-${process.pid}.json`), JSON.stringify(out));
+    }, 200);
+  });
+}
