@@ -260,6 +260,21 @@ describe('single sign-on through a real OpenID provider', () => {
     expect(sessionCookieOf(res)).toBeUndefined();
   });
 
+  it('scopes the state cookie to the SSO routes, under a path prefix too', async () => {
+    const cookieLine = (res: request.Response) =>
+      (res.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('gw_sso_state=')) ?? '';
+    const line = cookieLine(await request(h.app).get('/api/v1/auth/sso/start'));
+    expect(line).toMatch(/; Path=\/api\/v1\/auth\/sso;/);
+    expect(line).toMatch(/HttpOnly/);
+    expect(line).toMatch(/SameSite=Lax/);
+    expect(line).toMatch(/Max-Age=600/);
+    const prefixed = await h.startInstance({ GATEWAY_PUBLIC_URL: `${PUBLIC_URL}/gw` });
+    const start = await request(prefixed.app).get('/api/v1/auth/sso/start');
+    expect(cookieLine(start)).toMatch(/; Path=\/gw\/api\/v1\/auth\/sso;/);
+    const target = new URL(start.headers.location ?? '');
+    expect(target.searchParams.get('redirect_uri')).toBe(`${PUBLIC_URL}/gw/api/v1/auth/sso/callback`);
+  });
+
   it('keeps a redirect_url to a trusted origin and refuses any other', async () => {
     const bad = await request(h.app)
       .get('/api/v1/auth/sso/start')

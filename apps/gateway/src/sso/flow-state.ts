@@ -9,7 +9,14 @@ import type { GatewayEnv } from '../env';
 export const FLOW_TTL_MS = 10 * 60 * 1000;
 /** The cookie that ties a sign-in's state to the browser that started it (login CSRF). */
 export const FLOW_COOKIE = 'gw_sso_state';
-const FLOW_COOKIE_PATH = '/api/v1/auth/sso';
+
+/**
+ * The cookie's Path: the SSO routes under GATEWAY_PUBLIC_URL's own path, so it
+ * also works when the gateway sits under a path prefix behind a proxy.
+ */
+function cookiePath(env: Pick<GatewayEnv, 'GATEWAY_PUBLIC_URL'>): string {
+  return `${new URL(env.GATEWAY_PUBLIC_URL).pathname.replace(/\/+$/, '')}/api/v1/auth/sso`;
+}
 const STATE_SHAPE = /^[A-Za-z0-9_-]{16,128}$/;
 
 /** What the store keeps for a started sign-in, under the state's hash (never the state itself). */
@@ -19,7 +26,7 @@ const keyOf = (state: string) => `sso:flow:${createHash('sha256').update(state, 
 
 /** Stores the flow's nonce and PKCE verifier server-side and sets the binding cookie. */
 export async function rememberFlow(
-  deps: { kv: KeyValueStore; env: Pick<GatewayEnv, 'SESSION_COOKIE_SECURE'> },
+  deps: { kv: KeyValueStore; env: Pick<GatewayEnv, 'SESSION_COOKIE_SECURE' | 'GATEWAY_PUBLIC_URL'> },
   res: Response,
   state: string,
   record: FlowRecord,
@@ -29,7 +36,7 @@ export async function rememberFlow(
   res.cookie(FLOW_COOKIE, state, {
     httpOnly: true,
     sameSite: 'lax',
-    path: FLOW_COOKIE_PATH,
+    path: cookiePath(deps.env),
     maxAge: FLOW_TTL_MS,
     secure: deps.env.SESSION_COOKIE_SECURE,
   });
@@ -47,7 +54,7 @@ function sameState(a: string, b: string): boolean {
  * stored (not used, not expired). Otherwise 400 `sso_invalid_state`. Clears the cookie.
  */
 export async function takeFlow(
-  deps: { kv: KeyValueStore; env: Pick<GatewayEnv, 'SESSION_COOKIE_SECURE'> },
+  deps: { kv: KeyValueStore; env: Pick<GatewayEnv, 'SESSION_COOKIE_SECURE' | 'GATEWAY_PUBLIC_URL'> },
   req: Request,
   res: Response,
   state: unknown,
@@ -56,7 +63,7 @@ export async function takeFlow(
   res.clearCookie(FLOW_COOKIE, {
     httpOnly: true,
     sameSite: 'lax',
-    path: FLOW_COOKIE_PATH,
+    path: cookiePath(deps.env),
     secure: deps.env.SESSION_COOKIE_SECURE,
   });
   if (typeof state !== 'string' || !STATE_SHAPE.test(state)) throw invalidState('malformed or missing');
