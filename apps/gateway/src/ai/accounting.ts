@@ -7,16 +7,15 @@ import type { Response } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
 import { GateRefusedError, type PendingAdmission, takePendingAdmission } from '../auth/pending-admission';
 import type { BudgetRequest, Reservation } from '../budgets/budgets';
-import { type AttemptLog, collectAttempts } from '../observability/attempt-log';
 import { annotateRecord } from '../observability/spans';
 import { costMicros, type MediaUse, mediaCostMicros, priceOf, type TokenCounts } from '../usage/pricing';
 import type { LedgerRecord } from '../usage/record';
-import { type BillableAttempt, collectBillableAttempts } from './billable-attempts';
 import type { CacheTokens } from './chat';
 import { clientAbortSignal } from './client-signal';
 import type { Target } from './config/lanes';
 import { ClientGoneError, FallbackExhaustedError, type FallbackResult } from './fallback';
 import { applyKeyTargetRules } from './key-targets';
+import { type BillableAttempt, collectAttempts, type RequestAttempts } from './request-attempts';
 import { type AccountedRequest, budgetRequestOf, capCompletion, combinedReservation } from './reserve';
 import type { AiRuntime, Caller, StoredKeys } from './runtime';
 
@@ -269,20 +268,24 @@ export async function runAccounted(
     reservation.add(more);
     return more.completionCap;
   };
-  const attemptLog: AttemptLog = { startedAt: base.startedAt, attempts: [] };
-  const userAgent = res.req.get('user-agent');
-  const finish = createFinish(rt, base, reservation, storedKeys, (record, outcome) =>
-    rt.requestLog?.record(record, attemptLog, { userAgent, error: outcome.error }),
-  );
+  // The request log's attempts are collected only while it is on.
+  const collected: RequestAttempts = {
+    billable: [],
+    log: rt.requestLog ? { startedAt: base.startedAt, attempts: [] } : undefined,
+  };
+  const attempts = collected.billable;
+  const finish = createFinish(rt, base, reservation, storedKeys, (record, outcome) => {
+    if (rt.requestLog && collected.log)
+      rt.requestLog.record(record, collected.log, {
+        userAgent: res.req.headers['user-agent'],
+        error: outcome.error,
+      });
+  });
   const clientSignal = clientAbortSignal(res);
   let answered: Answered;
-  const attempts: BillableAttempt[] = [];
   try {
     const call = { storedKeys, clientSignal, requestId: requestIdOf(res), reserveMore };
-    // The request log's attempts are collected only while it is on.
-    answered = await collectBillableAttempts(attempts, () =>
-      rt.requestLog ? collectAttempts(attemptLog, () => run(call)) : run(call),
-    );
+    answered = await collectAttempts(collected, () => run(call));
   } catch (err) {
     if (err instanceof ClientGoneError) {
       const gone = { status: CLIENT_CLOSED_STATUS, target: undefined, usage: null, error: 'client_gone' };

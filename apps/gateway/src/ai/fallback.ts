@@ -2,7 +2,6 @@ import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
 import { inSpan, type TraceSpan } from '@platform/service-kit';
 import type { Clock } from '../clock';
-import { noteAttempt } from '../observability/attempt-log';
 import { endAttemptSpan, startAttemptSpan, targetSkipped } from '../observability/spans';
 import type { CircuitBreaker } from './circuit-breaker';
 import type { Target } from './config/lanes';
@@ -16,6 +15,7 @@ import {
   retryAfterMs,
   toFinalError,
 } from './providers/upstream-errors';
+import { noteAttempt } from './request-attempts';
 
 /** The caller went away; nothing more is sent and the upstream request is cancelled. */
 export class ClientGoneError extends Error {
@@ -298,6 +298,9 @@ function logAttempt<T>(
     startedAt: opts.clock() - latencyMs,
     durationMs: latencyMs,
   });
+  // A success is logged at debug only: nothing is built for it while debug is off (the usual case).
+  const success = result.outcome === 'success';
+  if (success && !opts.logger.isLevelEnabled('debug')) return;
   const fields = {
     endpoint: opts.endpoint,
     attempt: index + 1,
@@ -311,6 +314,6 @@ function logAttempt<T>(
     // The provider's reason code only (a checked identifier), never its message.
     ...(result.reason ? { reason: result.reason } : {}),
   };
-  if (result.outcome === 'success') opts.logger.debug(fields, 'upstream attempt');
+  if (success) opts.logger.debug(fields, 'upstream attempt');
   else opts.logger.warn(fields, 'upstream attempt failed');
 }

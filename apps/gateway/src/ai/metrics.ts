@@ -1,4 +1,5 @@
 import { Counter, Histogram, type Registry } from '@platform/logging';
+import { batchedCounter } from '../observability/batched-counter';
 import { createTargetMetrics, type TargetMetrics } from '../observability/metrics';
 import type { AttemptOutcome } from './providers/upstream-errors';
 
@@ -26,11 +27,13 @@ export type AiMetrics = TargetMetrics & {
 export function createAiMetrics(registry: Registry): AiMetrics {
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
     new Counter({ name, help, labelNames, registers: [registry] });
-  const attempts = counter(
-    'ai_upstream_attempts_total',
-    'Upstream AI provider attempts by provider and outcome',
-    ['provider', 'outcome'],
-  );
+  // Counted on every request: batched (observability/batched-counter.ts).
+  const attempts = batchedCounter({
+    name: 'ai_upstream_attempts_total',
+    help: 'Upstream AI provider attempts by provider and outcome',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'ai_upstream_attempt_duration_seconds',
     help: 'Time until an upstream AI provider started answering or failed, by provider and outcome',
@@ -78,7 +81,7 @@ export function createAiMetrics(registry: Registry): AiMetrics {
       garbled.inc({ provider });
     },
     attempt(provider, outcome, seconds) {
-      attempts.inc({ provider, outcome });
+      attempts.add(`${provider}\n${outcome}`, () => ({ provider, outcome }));
       duration.observe({ provider, outcome }, seconds);
     },
     fallback(endpoint, fromProvider) {

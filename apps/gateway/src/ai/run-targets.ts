@@ -1,6 +1,6 @@
-import { noteFailedAttempt } from './billable-attempts';
 import type { LanesConfig, RetryConfig, Target } from './config/lanes';
 import { type AttemptContext, type FallbackResult, type RetryPolicy, runWithFallback } from './fallback';
+import { noteFailedAttempt } from './request-attempts';
 import type { AiRuntime, StoredKeys } from './runtime';
 
 /** One AI request's walk over its targets: which endpoint, where to try, with whose keys. */

@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /** One upstream attempt as the request log keeps it (JSON in `request_log.attempts`). */
 export type LoggedAttempt = {
   /** `provider/model`. */
@@ -18,24 +16,18 @@ export type LoggedAttempt = {
 /** The attempts of one request, collected while it runs. */
 export type AttemptLog = { startedAt: number; attempts: LoggedAttempt[] };
 
-const current = new AsyncLocalStorage<AttemptLog>();
-
-/** Runs `fn` (an AI request's upstream work) collecting its attempts into `log`. */
-export function collectAttempts<T>(log: AttemptLog, fn: () => Promise<T>): Promise<T> {
-  return current.run(log, fn);
-}
-
-/** Called by the fallback loop for every attempt; nothing outside collectAttempts. */
-export function noteAttempt(entry: {
+/** What the fallback loop reports of one attempt. */
+export type AttemptNote = {
   target: { provider: string; model: string };
   outcome: string;
   status: number | undefined;
   retry: number;
   startedAt: number;
   durationMs: number;
-}): void {
-  const log = current.getStore();
-  if (!log) return;
+};
+
+/** Adds an attempt to a request's log (ai/request-attempts.ts collects them while the request runs). */
+export function appendAttempt(log: AttemptLog, entry: AttemptNote): void {
   log.attempts.push({
     target: `${entry.target.provider}/${entry.target.model}`,
     outcome: entry.outcome,

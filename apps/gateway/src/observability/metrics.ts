@@ -1,5 +1,6 @@
-import { Counter, Histogram, type Registry } from '@platform/logging';
+import { Histogram, type Registry } from '@platform/logging';
 import type { LedgerRecord } from '../usage/record';
+import { batchedCounter } from './batched-counter';
 
 /**
  * The metrics the dashboards and alerts (infra/prometheus, infra/grafana) need
@@ -24,7 +25,8 @@ function statusClass(status: number): string {
 
 export function createTargetMetrics(registry: Registry): TargetMetrics {
   const registers = [registry];
-  const attempts = new Counter({
+  // The counters are batched (batched-counter.ts): a request adds to a running sum, not a prom-client series.
+  const attempts = batchedCounter({
     name: 'ai_target_attempts_total',
     help: 'Upstream attempts by target (provider and model) and outcome: the error rate per target',
     labelNames: ['provider', 'model', 'outcome'] as const,
@@ -37,7 +39,7 @@ export function createTargetMetrics(registry: Registry): TargetMetrics {
     buckets: LATENCY_BUCKETS,
     registers,
   });
-  const requests = new Counter({
+  const requests = batchedCounter({
     name: 'ai_requests_total',
     help: 'AI requests ended, by endpoint, lane, model that answered (none when none did) and status class',
     labelNames: ['endpoint', 'lane', 'model', 'status_class'] as const,
@@ -50,7 +52,7 @@ export function createTargetMetrics(registry: Registry): TargetMetrics {
     buckets: LATENCY_BUCKETS,
     registers,
   });
-  const spend = new Counter({
+  const spend = batchedCounter({
     name: 'ai_spend_micros_total',
     help: 'Cost of AI requests as the ledger priced them, in millionths of the currency, by lane, provider, model and currency',
     labelNames: ['lane', 'provider', 'model', 'currency'] as const,
@@ -58,20 +60,30 @@ export function createTargetMetrics(registry: Registry): TargetMetrics {
   });
   return {
     targetAttempt(endpoint, provider, model, outcome, seconds) {
-      attempts.inc({ provider, model, outcome });
+      attempts.add(`${provider}\n${model}\n${outcome}`, () => ({ provider, model, outcome }));
       if (outcome === 'success' && endpoint.startsWith('stream'))
         firstToken.observe({ provider, model }, seconds);
     },
     requestFinished(record) {
       const model = record.model ?? 'none';
       const lane = record.lane ?? 'none';
-      requests.inc({ endpoint: record.endpoint, lane, model, status_class: statusClass(record.status) });
-      duration.observe({ endpoint: record.endpoint, model }, record.latencyMs / 1000);
-      if (record.costMicros > 0)
-        spend.inc(
-          { lane, provider: record.provider ?? 'none', model, currency: record.currency },
+      const { endpoint, status } = record;
+      requests.add(`${endpoint}\n${lane}\n${model}\n${status}`, () => ({
+        endpoint,
+        lane,
+        model,
+        status_class: statusClass(status),
+      }));
+      duration.observe({ endpoint, model }, record.latencyMs / 1000);
+      if (record.costMicros > 0) {
+        const provider = record.provider ?? 'none';
+        const currency = record.currency;
+        spend.add(
+          `${lane}\n${provider}\n${model}\n${currency}`,
+          () => ({ lane, provider, model, currency }),
           record.costMicros,
         );
+      }
     },
   };
 }
