@@ -17,6 +17,7 @@ import {
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   assertConsoleBuilt,
+  docsScreenshot,
   launchChromium,
   resetScreenshots,
   screenshot,
@@ -95,10 +96,7 @@ afterAll(async () => {
 });
 
 /** With UPDATE_DOCS_SCREENSHOTS=1, the pictures docs/console.md shows are written to docs/img/. */
-async function docsShot(page: Page, name: string, fullPage = false): Promise<void> {
-  if (process.env.UPDATE_DOCS_SCREENSHOTS !== '1') return;
-  await page.screenshot({ path: path.join(ROOT, 'docs', 'img', `${name}.png`), fullPage });
-}
+const docsShot = docsScreenshot;
 
 let counter = 0;
 function uniqueEmail(tag: string): string {

@@ -70,7 +70,7 @@ const answer = await client.chat.completions.create({
   );
 }
 
-function NewKeyDialog(props: {
+export function NewKeyDialog(props: {
   created: CreateApiKeyResponse;
   onClose: () => void;
   returnFocus: () => HTMLElement | null;

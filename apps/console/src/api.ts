@@ -1,4 +1,5 @@
 import type {
+  AcceptTeamInviteResponse,
   ApiKeySummary,
   Budget,
   CreateApiKeyRequest,
@@ -24,7 +25,17 @@ import type {
   SetMcpPolicyRequest,
   StoredProviderKey,
   StoreProviderKeyRequest,
+  TeamAuditEvent,
+  TeamBudgetsResponse,
+  TeamInviteRequest,
+  TeamInviteResponse,
+  TeamMember,
+  TeamMemberRoleRequest,
+  TeamSummary,
+  UpdateApiKeyRulesRequest,
+  UpdateApiKeyRulesResponse,
   UsageResponse,
+  UsageRow,
   UsageTodayResponse,
   VerifyCodeRequest,
   VerifyCodeResponse,
@@ -89,6 +100,12 @@ const WORDS: Record<string, string> = {
   'mcp server did not answer':
     'The server did not answer as an MCP server (initialize and tools/list). Check the URL, the transport and the credential.',
   'redirect_url is not allowed': 'The sign-in link cannot send you to that address.',
+  'team not found': 'That team does not exist, or you are no longer one of its members.',
+  'team member not found': 'That person is not a member of the team (any more).',
+  'invalid or expired invite':
+    'This invitation is invalid, already used, expired, or meant for another e-mail address than the one you signed in with.',
+  maximum_team_keys: 'The team has as many active API keys as allowed. Revoke one before you create another.',
+  'api key expired': 'That API key has expired.',
   'internal error': 'The gateway failed on its side. Try again; if it keeps failing, report the request id.',
 };
 
@@ -171,7 +188,35 @@ export const api = {
   setMcpPolicy: (body: SetMcpPolicyRequest) => call<McpPolicyView>('PUT', 'mcp/policies', body),
   deleteBudget: (b: Pick<Budget, 'scope' | 'subject' | 'period' | 'unit'>) =>
     call<void>('DELETE', `budgets?${new URLSearchParams(b).toString()}`),
+  listTeams: () => call<{ teams: TeamSummary[] }>('GET', 'teams').then((r) => r.teams),
+  createTeam: (name: string) => call<TeamSummary>('POST', 'teams', { name }),
+  acceptInvite: (token: string) => call<AcceptTeamInviteResponse>('POST', 'teams/invites/accept', { token }),
+  team: teamApi,
 };
+
+/** The routes under one team (docs/teams.md); the same shapes as the personal ones where they match. */
+function teamApi(teamId: string) {
+  const at = (path: string) => `teams/${encodeURIComponent(teamId)}/${path}`;
+  return {
+    members: () => call<{ members: TeamMember[] }>('GET', at('members')).then((r) => r.members),
+    invite: (body: TeamInviteRequest) => call<TeamInviteResponse>('POST', at('invites'), body),
+    setRole: (body: TeamMemberRoleRequest) => call<unknown>('POST', at('members/role'), body),
+    remove: (userId: string) => call<void>('POST', at('members/remove'), { user_id: userId }),
+    leave: () => call<void>('POST', at('leave'), {}),
+    transfer: (userId: string) => call<unknown>('POST', at('transfer'), { user_id: userId }),
+    listKeys: () => call<ListApiKeysResponse>('GET', at('api-keys')).then((r) => r.keys),
+    createKey: (body: CreateApiKeyRequest) => call<CreateApiKeyResponse>('POST', at('api-keys'), body),
+    revokeKey: (body: RevokeApiKeyRequest) => call<RevokeApiKeyResponse>('POST', at('api-keys/revoke'), body),
+    setRules: (body: UpdateApiKeyRulesRequest) =>
+      call<UpdateApiKeyRulesResponse>('POST', at('api-keys/rules'), body),
+    budgets: () => call<TeamBudgetsResponse>('GET', at('budgets')),
+    setBudget: (body: SetBudgetRequest) => call<unknown>('PUT', at('budgets'), body),
+    usage: (from: string, to: string) =>
+      call<{ usage: UsageRow[] }>('GET', at(`usage?from=${from}&to=${to}`)).then((r) => r.usage),
+    audit: () => call<{ events: TeamAuditEvent[] }>('GET', at('audit')).then((r) => r.events),
+  };
+}
+export type TeamApi = ReturnType<typeof teamApi>;
 
 /** The URL a relative API path resolves to (the quick try streams with its own fetch). */
 export function apiUrl(path: string): URL {

@@ -1,4 +1,4 @@
-import type { GatewayConfigResponse, SessionResponse } from '@platform/contract';
+import type { GatewayConfigResponse, SessionResponse, TeamSummary } from '@platform/contract';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api, errorWords } from './api';
 import { ApiKeys } from './api-keys';
@@ -8,12 +8,19 @@ import { ProviderKeys } from './provider-keys';
 import { QuickTry } from './quick-try';
 import { FinishSignIn, SignInForm } from './sign-in';
 import { Spend } from './spend';
+import { JoinTeam, TeamSwitcher } from './team-switcher';
+import { TeamView, teamSections } from './team-view';
 import { ErrorText } from './ui';
 import { Usage } from './usage';
 
 /** The sign-in code the mailed link carries, if the page was opened from one. */
 function codeFromUrl(): string | null {
   return new URLSearchParams(window.location.search).get('code');
+}
+
+/** The team invitation the mailed invitation link carries, if any (kept in memory once read). */
+function inviteFromUrl(): string | null {
+  return new URLSearchParams(window.location.search).get('team_invite');
 }
 
 /** Takes the code out of the address bar and history once it is used or dismissed. */
@@ -29,6 +36,10 @@ export function App() {
   // The plaintext of a key created on this page, in memory only, for the quick try.
   const [freshKey, setFreshKey] = useState<string | null>(null);
   const [usageVersion, setUsageVersion] = useState(0);
+  const [invite, setInvite] = useState(inviteFromUrl);
+  const [teams, setTeams] = useState<TeamSummary[]>([]);
+  // The team whose view is shown; null: the personal view.
+  const [teamId, setTeamId] = useState<string | null>(null);
 
   const loadSession = useCallback(async () => {
     try {
@@ -58,6 +69,24 @@ export function App() {
     );
   }, [loadSession]);
 
+  /** Reads the caller's teams; `select` switches the view (null: personal, undefined: as it is). */
+  const loadTeams = useCallback(async (select?: string | null) => {
+    try {
+      const list = await api.listTeams();
+      setTeams(list);
+      setTeamId((current) => {
+        const wanted = select === undefined ? current : select;
+        return wanted && list.some((t) => t.team_id === wanted) ? wanted : null;
+      });
+    } catch (err) {
+      setError(errorWords(err));
+    }
+  }, []);
+
+  useEffect(() => {
+    if (session) void loadTeams();
+  }, [session, loadTeams]);
+
   const onAuthLost = useCallback((err: unknown) => {
     if (err instanceof ApiError && err.code === 'missing_authentication') {
       setSession(null);
@@ -74,9 +103,12 @@ export function App() {
     }
     setSession(null);
     setFreshKey(null);
+    setTeams([]);
+    setTeamId(null);
     document.getElementById('main')?.focus();
   };
 
+  const team = teams.find((t) => t.team_id === teamId);
   return (
     <>
       <a class="skip" href="#main">
@@ -96,12 +128,30 @@ export function App() {
         )}
       </header>
       {session && (
+        <TeamSwitcher
+          teams={teams}
+          selected={teamId}
+          onSelect={setTeamId}
+          onCreated={(id) => void loadTeams(id)}
+          onAuthLost={onAuthLost}
+        />
+      )}
+      {session && !team && (
         <nav aria-label="Sections" class="sections">
           <a href="#api-keys">API keys</a>
           <a href="#provider-keys">Provider keys</a>
           <a href="#usage">Usage</a>
           <a href="#mcp">MCP</a>
           <a href="#quick-try">Quick try</a>
+        </nav>
+      )}
+      {session && team && (
+        <nav aria-label="Team sections" class="sections">
+          {teamSections(team).map(([id, label]) => (
+            <a key={id} href={`#${id}`}>
+              {label}
+            </a>
+          ))}
         </nav>
       )}
       <main id="main" tabIndex={-1}>
@@ -122,7 +172,26 @@ export function App() {
         )}
         {session === undefined && !code && <p>Loading…</p>}
         {session === null && !code && <SignInForm config={config} />}
-        {session && (
+        {session && invite && !code && (
+          <JoinTeam
+            token={invite}
+            onJoined={(id) => {
+              setInvite(null);
+              void loadTeams(id);
+            }}
+            onDiscard={() => setInvite(null)}
+          />
+        )}
+        {session && team && (
+          <TeamView
+            key={team.team_id}
+            summary={team}
+            userId={session.user_id}
+            onTeamsChanged={(select) => void loadTeams(select)}
+            onAuthLost={onAuthLost}
+          />
+        )}
+        {session && !team && (
           <>
             <ApiKeys maxKeys={config?.max_api_keys ?? 5} onCreated={setFreshKey} onAuthLost={onAuthLost} />
             <ProviderKeys providers={config?.providers} onAuthLost={onAuthLost} />

@@ -1,4 +1,4 @@
-import type { Budget } from '@platform/contract';
+import type { Budget, SetBudgetRequest } from '@platform/contract';
 import { useState } from 'preact/hooks';
 import { api } from './api';
 import { formatNumber } from './format';
@@ -9,10 +9,29 @@ type Scope = Budget['scope'];
 type Period = Budget['period'];
 type Unit = Budget['unit'];
 
-const SCOPE_WORDS: Record<Scope, string> = {
-  user: 'All my usage',
+const SCOPE_WORDS: Record<Exclude<Scope, 'user'>, string> = {
   api_key: 'One API key',
   project: 'One project',
+};
+
+/** Where budgets are read and written: a team's routes; the signed-in user's when absent. */
+export type BudgetSource = {
+  list: () => Promise<{ currency: string; budgets: Budget[] }>;
+  set: (body: SetBudgetRequest) => Promise<unknown>;
+  /** Absent: budgets cannot be removed here (a team's are replaced). */
+  remove?: (b: Budget) => Promise<void>;
+  /** Absent: read only (the caller's role may not set them). */
+  canWrite: boolean;
+  /** How the `user` scope reads here ("all the team's usage"). */
+  everything: string;
+};
+
+const PERSONAL: BudgetSource = {
+  list: () => api.listBudgets(),
+  set: (body) => api.setBudget(body),
+  remove: (b) => api.deleteBudget(b),
+  canWrite: true,
+  everything: 'all my usage',
 };
 
 function amount(value: number, unit: Unit, currency: string): string {
@@ -20,7 +39,8 @@ function amount(value: number, unit: Unit, currency: string): string {
 }
 
 /** The budgets in force (with what their window used) and a form to set one; over a budget AI calls get 429. */
-export function Budgets(props: { onAuthLost: (err: unknown) => void }) {
+export function Budgets(props: { onAuthLost: (err: unknown) => void; source?: BudgetSource }) {
+  const source = props.source ?? PERSONAL;
   const [scope, setScope] = useState<Scope>('project');
   const [subject, setSubject] = useState('');
   const [period, setPeriod] = useState<Period>('monthly');
@@ -28,7 +48,7 @@ export function Budgets(props: { onAuthLost: (err: unknown) => void }) {
   const [limit, setLimit] = useState('');
   const { onAuthLost } = props;
 
-  const { data, error, load } = useLoad(() => api.listBudgets(), onAuthLost);
+  const { data, error, load } = useLoad(() => source.list(), onAuthLost);
 
   const currency = data?.currency ?? 'USD';
   const save = useAction(
@@ -36,7 +56,7 @@ export function Budgets(props: { onAuthLost: (err: unknown) => void }) {
       const value = Number(limit);
       // A cost is entered in currency units and sent in micro-units.
       const micro = unit === 'cost' ? Math.round(value * 1_000_000) : Math.round(value);
-      await api.setBudget({
+      await source.set({
         scope,
         subject: scope === 'user' ? '' : subject.trim(),
         period,
@@ -50,7 +70,7 @@ export function Budgets(props: { onAuthLost: (err: unknown) => void }) {
   );
   const remove = useAction(
     async (b: Budget) => {
-      await api.deleteBudget(b);
+      await source.remove?.(b);
       await load();
     },
     { onError: onAuthLost },
@@ -81,7 +101,7 @@ export function Budgets(props: { onAuthLost: (err: unknown) => void }) {
             <tr key={`${b.scope}/${b.subject}/${b.period}/${b.unit}`}>
               <td>
                 {b.scope === 'user'
-                  ? 'all my usage'
+                  ? source.everything
                   : `${b.scope === 'api_key' ? 'key' : 'project'} ${b.subject}`}
               </td>
               <td>{b.period}</td>
@@ -89,7 +109,7 @@ export function Budgets(props: { onAuthLost: (err: unknown) => void }) {
               <td class="num">{amount(b.limit, b.unit, currency)}</td>
               <td>{b.resets_at.slice(0, 16).replace('T', ' ')} UTC</td>
               <td>
-                {b.source === 'user' ? (
+                {b.source === 'user' && source.remove && source.canWrite ? (
                   <button
                     type="button"
                     class="secondary small"
@@ -98,7 +118,7 @@ export function Budgets(props: { onAuthLost: (err: unknown) => void }) {
                   >
                     Remove
                   </button>
-                ) : (
+                ) : b.source === 'user' ? null : (
                   <span class="hint">server default</span>
                 )}
               </td>
@@ -106,56 +126,63 @@ export function Budgets(props: { onAuthLost: (err: unknown) => void }) {
           ))}
         </Table>
       )}
-      <form onSubmit={onSubmit(save.run)} aria-label="Set a budget">
-        <label>
-          For{' '}
-          <select value={scope} onChange={(e) => setScope((e.target as HTMLSelectElement).value as Scope)}>
-            {(Object.keys(SCOPE_WORDS) as Scope[]).map((s) => (
-              <option key={s} value={s}>
-                {SCOPE_WORDS[s]}
-              </option>
-            ))}
-          </select>
-        </label>
-        {scope !== 'user' && (
+      {source.canWrite && (
+        <form onSubmit={onSubmit(save.run)} aria-label="Set a budget">
           <label>
-            {scope === 'api_key' ? 'API key id' : 'Project id'}{' '}
+            For{' '}
+            <select value={scope} onChange={(e) => setScope((e.target as HTMLSelectElement).value as Scope)}>
+              {(['user', ...Object.keys(SCOPE_WORDS)] as Scope[]).map((s) => (
+                <option key={s} value={s}>
+                  {s === 'user'
+                    ? `${source.everything.charAt(0).toUpperCase()}${source.everything.slice(1)}`
+                    : SCOPE_WORDS[s]}
+                </option>
+              ))}
+            </select>
+          </label>
+          {scope !== 'user' && (
+            <label>
+              {scope === 'api_key' ? 'API key id' : 'Project id'}{' '}
+              <input
+                required
+                value={subject}
+                onInput={(e) => setSubject((e.target as HTMLInputElement).value)}
+              />
+            </label>
+          )}
+          <label>
+            Period{' '}
+            <select
+              value={period}
+              onChange={(e) => setPeriod((e.target as HTMLSelectElement).value as Period)}
+            >
+              <option value="daily">daily</option>
+              <option value="monthly">monthly</option>
+            </select>
+          </label>
+          <label>
+            In{' '}
+            <select value={unit} onChange={(e) => setUnit((e.target as HTMLSelectElement).value as Unit)}>
+              <option value="cost">{currency}</option>
+              <option value="tokens">tokens</option>
+            </select>
+          </label>
+          <label>
+            Limit{' '}
             <input
               required
-              value={subject}
-              onInput={(e) => setSubject((e.target as HTMLInputElement).value)}
+              inputMode="decimal"
+              pattern={unit === 'cost' ? '[0-9]+([.][0-9]{1,6})?' : '[0-9]+'}
+              value={limit}
+              onInput={(e) => setLimit((e.target as HTMLInputElement).value)}
             />
           </label>
-        )}
-        <label>
-          Period{' '}
-          <select value={period} onChange={(e) => setPeriod((e.target as HTMLSelectElement).value as Period)}>
-            <option value="daily">daily</option>
-            <option value="monthly">monthly</option>
-          </select>
-        </label>
-        <label>
-          In{' '}
-          <select value={unit} onChange={(e) => setUnit((e.target as HTMLSelectElement).value as Unit)}>
-            <option value="cost">{currency}</option>
-            <option value="tokens">tokens</option>
-          </select>
-        </label>
-        <label>
-          Limit{' '}
-          <input
-            required
-            inputMode="decimal"
-            pattern={unit === 'cost' ? '[0-9]+([.][0-9]{1,6})?' : '[0-9]+'}
-            value={limit}
-            onInput={(e) => setLimit((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <BusyButton busy={save.busy} busyLabel="Saving…">
-          Set budget
-        </BusyButton>
-        <ErrorText error={save.error} />
-      </form>
+          <BusyButton busy={save.busy} busyLabel="Saving…">
+            Set budget
+          </BusyButton>
+          <ErrorText error={save.error} />
+        </form>
+      )}
     </section>
   );
 }

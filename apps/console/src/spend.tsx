@@ -1,3 +1,4 @@
+import type { UsageRow } from '@platform/contract';
 import { api } from './api';
 import { formatNumber, lastDays } from './format';
 import { formatMoney } from './money';
@@ -7,12 +8,20 @@ const DAYS = 30;
 
 type Line = { key: string; cells: string[]; tokens: number; cost: number };
 
-/** Spend of the last 30 days in money beside tokens: per project, per API key, per model and per day. */
-export function Spend(props: { refreshKey: number; onAuthLost: (err: unknown) => void }) {
+/**
+ * Spend of the last 30 days in money beside tokens: per project, per API key, per model and per day.
+ * `read` gives the rows (a team's; the signed-in user's when absent).
+ */
+export function Spend(props: {
+  refreshKey: number;
+  onAuthLost: (err: unknown) => void;
+  read?: (from: string, to: string) => Promise<UsageRow[]>;
+}) {
+  const read = props.read ?? api.usage;
   const { data: rows, error } = useLoad(
     () => {
       const range = lastDays(DAYS);
-      return api.usage(range[0] ?? '', range.at(-1) ?? '');
+      return read(range[0] ?? '', range.at(-1) ?? '');
     },
     props.onAuthLost,
     props.refreshKey,
@@ -86,7 +95,13 @@ export function Spend(props: { refreshKey: number; onAuthLost: (err: unknown) =>
         <>
           <p data-testid="spend-total">
             Last {DAYS} days: <b>{formatMoney(total, currency)}</b>
-            {byok > 0 && <> (of which {formatMoney(byok, currency)} paid by your own provider keys)</>}
+            {byok > 0 && (
+              <>
+                {' '}
+                (of which {formatMoney(byok, currency)} paid by {props.read ? "the team's" : 'your'} own
+                provider keys)
+              </>
+            )}
           </p>
           {groups.map((g) =>
             g.lines.length === 0 ? null : (

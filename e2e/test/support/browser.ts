@@ -69,3 +69,9 @@ export function watchProblems(page: Page): string[] {
   });
   return problems;
 }
+
+/** With UPDATE_DOCS_SCREENSHOTS=1, a picture the docs show, written to docs/img/<name>.png. */
+export async function docsScreenshot(page: Page, name: string, fullPage = false): Promise<void> {
+  if (process.env.UPDATE_DOCS_SCREENSHOTS !== '1') return;
+  await page.screenshot({ path: path.join(ROOT, 'docs', 'img', `${name}.png`), fullPage });
+}

@@ -1,0 +1,190 @@
+/// <reference lib="dom" />
+import { randomBytes } from 'node:crypto';
+import {
+  describeWith,
+  freePort,
+  needChromium,
+  type OpenAIFake,
+  type SmtpCapture,
+  startOpenAIFake,
+  startSmtpCapture,
+} from '@platform/testing';
+import type { Browser, Page } from 'playwright-core';
+import {
+  assertConsoleBuilt,
+  docsScreenshot,
+  launchChromium,
+  screenshot,
+  watchProblems,
+} from './support/browser';
+import {
+  createServiceStorage,
+  type ServiceProcess,
+  type ServiceStorage,
+  startService,
+} from './support/services';
+
+// Issue 42's browser test: the console's team views in Chromium against the gateway started
+// through its real main, the SMTP capture and the OpenAI fake. An owner creates a team and
+// invites a member; the member opens the mailed invitation link (it signs them in), joins,
+// and creates a team key with a model list; the key's rules hold for a chat call; the owner
+// sees the key's creation, by the member, in the team's audit log.
+
+let browser: Browser | undefined;
+let smtp: SmtpCapture | undefined;
+let openai: OpenAIFake | undefined;
+let storage: ServiceStorage | undefined;
+let gateway: ServiceProcess | undefined;
+let base: string;
+
+beforeAll(async () => {
+  assertConsoleBuilt();
+  browser = await launchChromium();
+  smtp = await startSmtpCapture();
+  openai = await startOpenAIFake();
+  storage = await createServiceStorage('gateway');
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  gateway = await startService(
+    'gateway',
+    {
+      ...storage.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      GATEWAY_PUBLIC_URL: base,
+      GATEWAY_SECRET: randomBytes(32).toString('hex'),
+      SESSION_COOKIE_SECURE: 'false',
+      SMTP_URL: `${smtp.url}?ignoreTLS=true`,
+      GROQ_API_KEY: 'sk-console-teams-groq',
+      AI_PROVIDER_BASE_URLS: `groq=${openai.baseURL}`,
+    },
+    { port },
+  );
+}, 200_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gateway?.stop();
+  await storage?.drop();
+  await smtp?.close();
+  await openai?.close();
+});
+
+const unique = (tag: string) => `${tag}-${process.pid}-${Date.now()}@example.com`;
+
+/** The first link of the newest mail to `email`. */
+async function mailedLink(email: string, subject?: RegExp): Promise<string> {
+  const mail = await (smtp as SmtpCapture).waitForMessage(
+    (m) => m.to.includes(email) && (!subject || subject.test(m.subject ?? '')),
+    10_000,
+  );
+  return /https?:\/\/\S+/.exec(mail.text)?.[0] as string;
+}
+
+async function signIn(page: Page, email: string): Promise<void> {
+  await page.goto(`${base}/`);
+  await page.getByLabel('E-mail address').fill(email);
+  await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+  await page.goto(await mailedLink(email));
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByTestId('signed-in-email').filter({ hasText: email }).waitFor();
+}
+
+describeWith(needChromium())('the console team views in Chromium', () => {
+  it('owner creates a team and invites; the member joins by the link, creates a key; the owner audits it', async () => {
+    const ownerContext = await (browser as Browser).newContext({ viewport: { width: 1280, height: 900 } });
+    const memberContext = await (browser as Browser).newContext({ viewport: { width: 1100, height: 900 } });
+    const owner = await ownerContext.newPage();
+    const member = await memberContext.newPage();
+    const ownerProblems = watchProblems(owner);
+    const memberProblems = watchProblems(member);
+    const ownerEmail = unique('owner');
+    const memberEmail = unique('member');
+
+    // The owner: a new team from the switcher; the view switches to it.
+    await signIn(owner, ownerEmail);
+    await owner.getByRole('button', { name: 'New team' }).click();
+    await owner.getByLabel('Team name').fill('Platform');
+    await owner.getByRole('button', { name: 'Create team' }).click();
+    await owner.getByRole('heading', { name: 'Team Platform' }).waitFor();
+    expect(await owner.getByTestId('team-role').textContent()).toContain('owner');
+    // The personal view's sections are gone while the team is shown.
+    expect(await owner.locator('#api-keys').count()).toBe(0);
+
+    // Invite the member by e-mail.
+    await owner.getByRole('form', { name: 'Invite a member' }).getByLabel('E-mail address').fill(memberEmail);
+    await owner.locator('#invite-role').selectOption('member');
+    await owner.getByRole('button', { name: 'Send invitation' }).click();
+    await owner.getByTestId('invite-sent').filter({ hasText: memberEmail }).waitFor();
+    await screenshot(owner, 'teams-invited');
+
+    // The member: the invitation link signs them in, then they join.
+    const invitation = await mailedLink(memberEmail, /invited to the team Platform/);
+    expect(new URL(invitation).searchParams.get('team_invite')).toBeTruthy();
+    await member.goto(invitation);
+    await member.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await member.getByTestId('signed-in-email').filter({ hasText: memberEmail }).waitFor();
+    // The address bar no longer carries the code or the invitation.
+    expect(new URL(member.url()).search).toBe('');
+    await member.getByRole('button', { name: 'Join team' }).click();
+    await member.getByRole('heading', { name: 'Team Platform' }).waitFor();
+    expect(await member.getByTestId('team-role').textContent()).toContain('member');
+    // A member neither invites nor reads the audit log.
+    expect(await member.getByRole('form', { name: 'Invite a member' }).count()).toBe(0);
+    expect(await member.locator('#team-audit').count()).toBe(0);
+
+    // The member creates a team key with a model list and a rate.
+    await member.getByLabel('Key name (letters and digits)').fill('ci');
+    await member.locator('#team-key-models').fill('groq/llama-3.3-70b-versatile\ncerebras/gpt-oss-120b');
+    await member.locator('#team-key-rpm').fill('60');
+    await member.getByRole('button', { name: 'Create team key' }).click();
+    const key = await member.getByTestId('new-key').inputValue();
+    expect(key).toMatch(/\S{20,}/);
+    await member.getByRole('button', { name: 'I have copied it' }).click();
+    const row = member.getByTestId('team-keys-table').locator('tr', { hasText: 'ci' });
+    await row.filter({ hasText: 'models groq/llama-3.3-70b-versatile, cerebras/gpt-oss-120b' }).waitFor();
+    expect(await row.textContent()).toContain('60 requests/min');
+    await screenshot(member, 'teams-member-key');
+
+    // The key's model list holds: the free lane answers (its Groq model is listed); the
+    // standard lane has no listed model and is refused, naming the rule.
+    const chat = (model: string) =>
+      fetch(`${base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    expect((await chat('free')).status).toBe(200);
+    const refused = await chat('standard');
+    // /v1 answers in OpenAI's error shape.
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({
+      error: { message: 'model not allowed for this api key', param: 'key.models' },
+    });
+
+    // The owner sees the member's key creation in the audit log (Refresh re-reads it).
+    await owner.getByRole('button', { name: 'Refresh' }).click();
+    const created = owner.getByTestId('team-audit-table').locator('tr[data-action="api_key.create"]');
+    await created.waitFor();
+    expect(await created.textContent()).toContain(memberEmail);
+    expect(await created.textContent()).toContain('groq/llama-3.3-70b-versatile');
+    const actions = await owner
+      .getByTestId('team-audit-table')
+      .locator('tr[data-action]')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
+    expect(actions).toEqual(['api_key.create', 'member.join', 'member.invite', 'team.create']);
+    // After a reload the owner picks the team again and sees the member and the key with its rules.
+    await owner.reload();
+    await owner.locator('#workspace').selectOption({ label: 'Team Platform (owner)' });
+    await owner.getByTestId('team-keys-table').locator('tr', { hasText: 'models groq/llama' }).waitFor();
+    await owner.getByTestId('team-members-table').locator(`tr[data-member="${memberEmail}"]`).waitFor();
+    await owner.getByTestId('team-audit-table').locator('tr[data-action="api_key.create"]').waitFor();
+    await screenshot(owner, 'teams-owner-audit');
+    await docsScreenshot(owner, 'console-teams', true);
+
+    expect(ownerProblems).toEqual([]);
+    expect(memberProblems).toEqual([]);
+    await ownerContext.close();
+    await memberContext.close();
+  }, 240_000);
+});
