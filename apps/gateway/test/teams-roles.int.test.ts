@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import { insertTeam } from '../src/teams/repo';
-import { TEAM_PERMISSIONS, TEAM_ROLES, type TeamAction, type TeamRole } from '../src/teams/roles';
+import { can, TEAM_PERMISSIONS, TEAM_ROLES, type TeamAction, type TeamRole } from '../src/teams/roles';
 import { createTeamRouter } from '../src/teams/routes';
 import { OWN_ORIGIN, type SignedIn, sessionCookieOf, useIdentityHarness } from './support/identity-harness';
 
@@ -148,6 +150,30 @@ describe('team roles', () => {
     expect(new Set(Object.values(ACTIONS).map((c) => c.permission))).toEqual(
       new Set(Object.keys(TEAM_PERMISSIONS).filter((p) => p !== 'team.read')),
     );
+  });
+
+  it("docs/teams.md's roles table is the code's, cell by cell, and names each route under its permission", () => {
+    const doc = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'teams.md'), 'utf8');
+    const rows = new Map(
+      doc
+        .split('\n')
+        .map((line) => /^\| `([a-z_.]+)` +\|(.*)\|$/.exec(line))
+        .filter((m): m is RegExpExecArray => m !== null && m[1] !== undefined && m[1] in TEAM_PERMISSIONS)
+        .map((m) => [m[1] as TeamAction, (m[2] ?? '').split('|').map((cell) => cell.trim())]),
+    );
+    expect([...rows.keys()].sort()).toEqual(Object.keys(TEAM_PERMISSIONS).sort());
+    for (const [action, cells] of rows) {
+      expect([action, cells.slice(0, 4)]).toEqual([
+        action,
+        TEAM_ROLES.map((r) => (can(r, action) ? 'yes' : 'no')),
+      ]);
+    }
+    for (const c of [...Object.values(ACTIONS), { permission: 'team.read' as const, path: 'leave' }]) {
+      expect([c.permission, rows.get(c.permission)?.[4]]).toEqual([
+        c.permission,
+        expect.stringContaining(`…/${c.path}`),
+      ]);
+    }
   });
 
   it('the table covers every route under a team (leave has its own test below)', () => {
