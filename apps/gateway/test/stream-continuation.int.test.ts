@@ -94,6 +94,10 @@ describeWith(redis)('stream continuation that knows its targets (issue 45)', () 
     }, 5_000);
     return found ?? {};
   }
+  async function recordOf(who: TestCaller) {
+    await h.usage.flush();
+    return h.prisma.usageRecord.findFirst({ where: { userId: who.userId } });
+  }
   async function counter(name: string, labels: Record<string, string>): Promise<number> {
     const text = await (await fetch(`${url}/metrics`)).text();
     const family = parsePrometheusText(text).find((f) => f.name === name);
@@ -136,6 +140,8 @@ describeWith(redis)('stream continuation that knows its targets (issue 45)', () 
         res: { statusCode: 200 },
       });
       expect(await counter('ai_stream_continuations_total', continued)).toBe(before + 1);
+      // The usage record: continued, priced over both targets' segments.
+      expect(await recordOf(caller)).toMatchObject({ status: 200, model: `r-${v}-backup`, continued: true });
     });
 
     it('a prefill refusal moves the continuation on to a target that takes prefill', async () => {
@@ -185,6 +191,7 @@ describeWith(redis)('stream continuation that knows its targets (issue 45)', () 
       });
       expect(String(line.stream_error_cause)).toContain('was cut');
       expect(await counter('ai_stream_endings_total', labels)).toBe(before + 1);
+      expect(await recordOf(caller)).toMatchObject({ status: 502, continued: false });
       expect(await counter('ai_requests_total', { lane: `solo-${v}`, status_class: '5xx' })).toBe(
         failedBefore + 1,
       );

@@ -124,13 +124,17 @@ describe('usage records', () => {
     h.openai.set({ chunks: ['a', 'b', 'c'], failAfterChunks: 1 });
     expect(parseSse(await send()).events.at(-1)?.event).toBe('error');
     const rows = await rowsOf(caller.userId);
-    expect(rows.map((r) => [r.endpoint, r.status, r.projectId, r.provider, r.estimated])).toEqual([
-      ['stream', 200, 'proj-s', 'groq', false],
-      ['stream', 502, 'proj-s', 'groq', true],
+    // The broken stream went on by instruction at the lane's two other targets, which broke too:
+    // the record names the last, is marked continued, and charges every segment.
+    expect(
+      rows.map((r) => [r.endpoint, r.status, r.projectId, r.provider, r.estimated, r.continued]),
+    ).toEqual([
+      ['stream', 200, 'proj-s', 'groq', false, false],
+      ['stream', 502, 'proj-s', 'google', true, true],
     ]);
     expect(rows[0]?.totalTokens).toBe(5);
-    // The prompt ("hi" and the chat framing) and the one chunk delivered, by the tokenizer.
-    expect(rows[1]?.completionTokens).toBe(1);
+    // The prompt ("hi" and the chat framing) and the one chunk each target generated, by the tokenizer.
+    expect(rows[1]?.completionTokens).toBe(3);
     expect(rows[1]?.promptTokens).toBeGreaterThan(1);
   });
 

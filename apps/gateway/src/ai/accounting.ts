@@ -94,6 +94,8 @@ export type RequestOutcome = {
   segments?: ReadonlyArray<{ target: Target; usage: ChatUsage | null; cache?: CacheTokens | null }>;
   /** The error code the caller got (request log), when it got one. */
   error?: string;
+  /** A stream continued on other targets after a cut (the record's `continued`). */
+  continued?: boolean;
 };
 
 /** Status recorded when the client disconnected before the answer (nginx's convention). */
@@ -115,7 +117,7 @@ export function toLedgerRecord(
     cachedTokens: usage?.cached_tokens ?? outcome.cache?.read ?? 0,
     cacheWriteTokens: outcome.cache?.write ?? 0,
   };
-  return {
+  const record: LedgerRecord = {
     requestId: base.requestId,
     clientRequestId: base.clientRequestId,
     userId: base.caller.userId,
@@ -142,6 +144,9 @@ export function toLedgerRecord(
     latencyMs: now - base.startedAt,
     createdAt: now,
   };
+  // Only a continued stream carries the field: every other record stays as it was.
+  if (outcome.continued) record.continued = true;
+  return record;
 }
 
 /**

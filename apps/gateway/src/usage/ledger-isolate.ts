@@ -44,6 +44,7 @@ export function ledgerRecordProblem(value: unknown): string | null {
     return 'createdAt must be a time';
   if (typeof r.estimated !== 'boolean' || typeof r.byok !== 'boolean')
     return 'estimated and byok must be booleans';
+  if (r.continued !== undefined && typeof r.continued !== 'boolean') return 'continued must be a boolean';
   return null;
 }
 

@@ -33,6 +33,11 @@ export type LedgerRecord = {
   estimated: boolean;
   /** The caller's own provider key paid the provider. */
   byok: boolean;
+  /**
+   * A stream cut mid-answer and continued on other targets (docs/gateway-ai.md,
+   * "Mid-stream continuation"). Set only when true; absent in older records.
+   */
+  continued?: boolean;
   latencyMs: number;
   /** When the request ended, ms since the epoch. */
   createdAt: number;

@@ -85,18 +85,18 @@ const count = (field: string, type: 'int' | 'bigint' = 'int') =>
 const INSERT_LEDGER_SQL = `WITH ins AS (
    INSERT INTO usage_records (request_id, client_request_id, user_id, api_key_id, project_id, endpoint, lane, provider, model,
                               status, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens,
-                              total_tokens, cost_micros, currency, estimated, byok, latency_ms, created_at, xid)
+                              total_tokens, cost_micros, currency, estimated, byok, continued, latency_ms, created_at, xid)
    SELECT r."requestId", r."clientRequestId", r."userId", r."apiKeyId", r."projectId", r.endpoint, r.lane, r.provider, r.model,
           ${count('status')}, ${count('promptTokens')}, ${count('completionTokens')}, ${count('cachedTokens')},
           CASE WHEN r."cacheWriteTokens" IS NULL THEN 0 ELSE ${count('cacheWriteTokens')} END,
           ${count('totalTokens')}, round(r."costMicros")::bigint, r.currency, r.estimated, r.byok,
-          greatest(0, round(r."latencyMs"))::int, to_timestamp((r."createdAt" / 1000)::float8),
+          coalesce(r.continued, false), greatest(0, round(r."latencyMs"))::int, to_timestamp((r."createdAt" / 1000)::float8),
           pg_current_xact_id()::text::bigint
      FROM json_to_recordset($1::json) AS r(
             "requestId" uuid, "clientRequestId" uuid, "userId" uuid, "apiKeyId" uuid, "projectId" text, endpoint text, lane text,
             provider text, model text, status numeric, "promptTokens" numeric, "completionTokens" numeric,
             "cachedTokens" numeric, "cacheWriteTokens" numeric, "totalTokens" numeric, "costMicros" numeric,
-            currency text, estimated boolean, byok boolean, "latencyMs" numeric, "createdAt" numeric)
+            currency text, estimated boolean, byok boolean, continued boolean, "latencyMs" numeric, "createdAt" numeric)
    ON CONFLICT (request_id) DO NOTHING
    RETURNING *
  ), sums AS (

@@ -55,6 +55,8 @@ export type StreamOutcome = {
   error?: string;
   /** Why the stream ended in an error, in words safe to show (no provider text). */
   cause?: string;
+  /** Several targets sent parts of it (the usage record's `continued`), whatever its ending. */
+  continued?: boolean;
 };
 
 export function addUsage(a: ChatUsage | null, b: ChatUsage | null): ChatUsage | null {

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "usage_records" ADD COLUMN     "continued" BOOLEAN NOT NULL DEFAULT false;
