@@ -126,6 +126,53 @@ describe('request log', () => {
     expect((await get('/api/v1/request-log?status=abc')).status).toBe(422);
   });
 
+  it('a batch is stored as written: times rounded and never negative, no first token as null', async () => {
+    const createdAt = new Date(Date.UTC(2026, 10, 28, 12, 0, 0, 123));
+    const row = (latencyMs: number, ttftMs: number | null) => ({
+      requestId: randomUUID(),
+      userId: caller.userId,
+      apiKeyId: caller.apiKeyId,
+      projectId: 'rows',
+      endpoint: 'stream',
+      lane: 'free',
+      provider: 'groq',
+      model: 'free-a',
+      status: 200,
+      promptTokens: 3,
+      completionTokens: 2,
+      cachedTokens: 1,
+      costMicros: 7,
+      currency: 'USD',
+      latencyMs,
+      ttftMs,
+      userAgent: 'ua',
+      error: null,
+      attempts: [
+        { target: 'groq/free-a', outcome: 'success', status: 200, retry: 0, start_ms: 0, duration_ms: 1 },
+      ],
+      createdAt,
+    });
+    const rows = [row(1.6, null), row(-5, 2.4), row(10, -1)];
+    await insertRequestLog(h.prisma, rows);
+    const stored = await h.prisma.requestLogEntry.findMany({
+      where: { projectId: 'rows', userId: caller.userId },
+    });
+    const byId = new Map(stored.map((r) => [r.requestId, r]));
+    expect(rows.map((r) => [byId.get(r.requestId)?.latencyMs, byId.get(r.requestId)?.ttftMs])).toEqual([
+      [2, null],
+      [0, 2],
+      [10, 0],
+    ]);
+    expect(byId.get(rows[0]?.requestId ?? '')).toMatchObject({
+      apiKeyId: caller.apiKeyId,
+      cachedTokens: 1,
+      costMicros: 7n,
+      userAgent: 'ua',
+      createdAt,
+      attempts: rows[0]?.attempts,
+    });
+  });
+
   it('retention removes rows older than the configured days, and only those', async () => {
     const now = Date.now();
     const row = (ageDays: number) => ({

@@ -29,32 +29,27 @@ export type RequestLogRow = {
  * The batch as one JSON array parsed by Postgres (json_to_recordset), as the
  * ledger writes: one bound parameter, no per-row binding and no query
  * compilation in the gateway (Prisma's createMany cost ~2x the CPU of a
- * whole chat request in the bench). A request already logged (a replay) is
- * left as it is.
+ * whole chat request in the bench). The rows are serialised as they are
+ * (`createdAt` as its ISO text); Postgres rounds the times and keeps them
+ * non-negative, so the gateway copies no row. A request already logged (a
+ * replay) is left as it is.
  */
 const INSERT_REQUEST_LOG_SQL = `INSERT INTO request_log (request_id, user_id, api_key_id, project_id, endpoint, lane,
     provider, model, status, prompt_tokens, completion_tokens, cached_tokens, cost_micros, currency, latency_ms,
     ttft_ms, user_agent, error, attempts, created_at)
   SELECT r."requestId", r."userId", r."apiKeyId", r."projectId", r.endpoint, r.lane, r.provider, r.model, r.status,
          r."promptTokens", r."completionTokens", r."cachedTokens", round(r."costMicros")::bigint, r.currency,
-         r."latencyMs", r."ttftMs", r."userAgent", r.error, coalesce(r.attempts, '[]'::jsonb),
-         to_timestamp((r."createdAt" / 1000)::float8)
+         greatest(0, round(r."latencyMs"))::int,
+         CASE WHEN r."ttftMs" IS NULL THEN NULL ELSE greatest(0, round(r."ttftMs"))::int END, r."userAgent", r.error,
+         coalesce(r.attempts, '[]'::jsonb), r."createdAt"
     FROM json_to_recordset($1::json) AS r("requestId" uuid, "userId" uuid, "apiKeyId" uuid, "projectId" text,
          endpoint text, lane text, provider text, model text, status int, "promptTokens" int,
-         "completionTokens" int, "cachedTokens" int, "costMicros" numeric, currency text, "latencyMs" int,
-         "ttftMs" int, "userAgent" text, error text, attempts jsonb, "createdAt" numeric)
+         "completionTokens" int, "cachedTokens" int, "costMicros" numeric, currency text, "latencyMs" numeric,
+         "ttftMs" numeric, "userAgent" text, error text, attempts jsonb, "createdAt" timestamptz)
   ON CONFLICT (request_id) DO NOTHING`;
 
 export async function insertRequestLog(prisma: PrismaClient, rows: RequestLogRow[]): Promise<void> {
-  const json = JSON.stringify(
-    rows.map((r) => ({
-      ...r,
-      latencyMs: Math.max(0, Math.round(r.latencyMs)),
-      ttftMs: r.ttftMs === null ? null : Math.max(0, Math.round(r.ttftMs)),
-      createdAt: r.createdAt.getTime(),
-    })),
-  );
-  await prisma.$executeRawUnsafe(INSERT_REQUEST_LOG_SQL, json);
+  await prisma.$executeRawUnsafe(INSERT_REQUEST_LOG_SQL, JSON.stringify(rows));
 }
 
 /** The filters of a search; all optional but the user. */
