@@ -146,6 +146,17 @@ describeWith(needChromium())('the console team views in Chromium', () => {
     expect(await row.textContent()).toContain('60 requests/min');
     await screenshot(member, 'teams-member-key');
 
+    // On a 390 px phone the page does not scroll sideways and the key's Revoke stays in view.
+    await member.setViewportSize({ width: 390, height: 844 });
+    expect(await member.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    // Inside the table's own scroll box too, not only the page's.
+    const box = await member.getByTestId('team-keys-table').locator('xpath=..').boundingBox();
+    const revoke = await member.getByRole('button', { name: 'Revoke key ci' }).boundingBox();
+    expect(revoke).not.toBeNull();
+    expect((revoke?.x ?? 0) + (revoke?.width ?? 0)).toBeLessThanOrEqual((box?.x ?? 0) + (box?.width ?? 0));
+    await screenshot(member, 'teams-member-phone');
+    await member.setViewportSize({ width: 1100, height: 900 });
+
     // The key's model list holds: the free lane answers (its Groq model is listed); the
     // standard lane has no listed model and is refused, naming the rule.
     const chat = (model: string) =>

@@ -85,7 +85,7 @@ export function TeamMembers(props: {
         >
           {members.map((m) => (
             <tr key={m.user_id} data-member={m.email}>
-              <th scope="row">
+              <th scope="row" class="wrap">
                 {m.email}
                 {mine(m) && ' (you)'}
               </th>
