@@ -56,11 +56,13 @@ export function createAiMetrics(registry: Registry): AiMetrics {
     'Streams continued on another target after a cut, stall or garbled events mid-answer, by failed provider, reason and mode (prefill or instruction)',
     ['from_provider', 'reason', 'mode'],
   );
-  const endings = counter(
-    'ai_stream_endings_total',
-    'Streams by how they really ended (completed, continued, error, aborted), by lane and in-band error code',
-    ['lane', 'ending', 'error'],
-  );
+  // Counted on every stream: batched like the attempts.
+  const endings = batchedCounter({
+    name: 'ai_stream_endings_total',
+    help: 'Streams by how they really ended (completed, continued, error, aborted), by lane and in-band error code',
+    labelNames: ['lane', 'ending', 'error'] as const,
+    registers: [registry],
+  });
   const garbled = counter(
     'ai_stream_garbled_events_total',
     'Unparseable server-sent events received from a provider, by provider',
@@ -75,7 +77,7 @@ export function createAiMetrics(registry: Registry): AiMetrics {
       continuations.inc({ from_provider: fromProvider, reason, mode });
     },
     streamEnded(lane, ending, error) {
-      endings.inc({ lane, ending, error });
+      endings.add(`${lane}\u0000${ending}\u0000${error}`, () => ({ lane, ending, error }));
     },
     garbledEvent(provider) {
       garbled.inc({ provider });

@@ -4,7 +4,7 @@ import { addAccessLogFields } from '@platform/logging';
 import type { Response } from 'express';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { estimateChatPrompt, estimateTokens } from '../../usage/estimate';
-import { type AccountedCall, CLIENT_CLOSED_STATUS, logUpstream } from '../accounting';
+import { type AccountedCall, CLIENT_CLOSED_STATUS } from '../accounting';
 import { type CacheTokens, toChatUsage, upstreamChatParams } from '../chat';
 import type { PreparedChat } from '../chat-request';
 import type { Target } from '../config/lanes';
@@ -378,9 +378,15 @@ function finishStream(
     outcome.error = failure.code;
     outcome.cause = failure.cause;
   }
-  // The access-log line names the target that finished the answer, every attempt, and the real ending.
-  logUpstream(res, result);
-  addAccessLogFields(res, { attempts: run.attempts, ...accessLogFieldsOf(outcome) });
+  // One access-log addition, as before the split: the target that finished the answer, every
+  // attempt (retries and continuations included) and the real ending.
+  addAccessLogFields(res, {
+    provider: target.provider,
+    model: target.model,
+    attempts: run.attempts,
+    upstream_ms: result.latencyMs,
+    ...accessLogFieldsOf(outcome),
+  });
   rt.metrics.streamEnded(prepared.lane, ending, outcome.error ?? 'none');
   if (aborted) {
     sse.end();

@@ -124,8 +124,10 @@ export function endingOf(opts: {
  * `stream: 'completed'`): the targets that sent parts of it, how each was
  * asked, and the error code and cause of an in-band error.
  */
-export function accessLogFieldsOf(outcome: StreamOutcome): Record<string, unknown> {
-  if (outcome.ending === 'completed') return { stream: 'completed' };
+const COMPLETED: Readonly<Record<string, unknown>> = Object.freeze({ stream: 'completed' });
+
+export function accessLogFieldsOf(outcome: StreamOutcome): Readonly<Record<string, unknown>> {
+  if (outcome.ending === 'completed') return COMPLETED;
   const fields: Record<string, unknown> = { stream: outcome.ending };
   if (outcome.segments.length > 1) {
     fields.targets = outcome.segments.map((s) => `${s.target.provider}/${s.target.model}`);
