@@ -8,13 +8,12 @@ import {
   storageReadiness,
 } from '@platform/service-kit';
 import type { Express } from 'express';
+import { createAdmission } from './admission/guards';
 import { createChatRouter, createMediaRouter } from './ai/routes';
 import { createApiKeyRouter } from './api-keys/routes';
 import { createAuditRouter } from './audit/routes';
-import { authenticate, requireApiKey } from './auth/api-key-auth';
+import { authenticate, requireAuthOf } from './auth/api-key-auth';
 import { requireTrustedOrigin } from './auth/csrf';
-import { requireApiKeyAndLimits } from './auth/key-and-limits';
-import { admissionBeforeError } from './auth/pending-admission';
 import { createSessionRouter } from './auth/routes';
 import { createBillingRouter } from './billing/routes';
 import { createBudgetRouter } from './budgets/routes';
@@ -28,7 +27,6 @@ import { createRequestLogRouter } from './observability/request-log-routes';
 import { createMessagesRouter } from './openai-compat/messages/routes';
 import { createOpenAiCompatRouter } from './openai-compat/routes';
 import { createProviderKeyRouter } from './provider-keys/routes';
-import { aiLimitCheck } from './rate-limit/limits';
 import { createSignInRouter } from './sign-in/routes';
 import { createSsoRouter } from './sso/routes';
 import { createTeamRouter } from './teams/routes';
@@ -65,35 +63,36 @@ export function createApp(deps: GatewayDeps): Express {
   });
   app.use(corsPolicy(deps));
 
-  // Key check and limits run before the body is parsed, so a refused caller
-  // cannot make us read 10 MB. For a key this instance has cached they ride in
-  // the budget reservation's script instead (every route below reserves;
-  // auth/pending-admission.ts): one store round trip (docs/performance.md).
-  const aiLimits = aiLimitCheck({ kv, perMinute: env.AI_RATE_LIMIT_PER_MINUTE });
-  const keyAndLimits = { limits: aiLimits.check, deferredRate: aiLimits.counterOf };
-  const aiGuards = [requireApiKeyAndLimits(deps, keyAndLimits), jsonBody(AI_BODY_LIMIT)];
-  // OpenAI's SDKs send the key as `Authorization: Bearer`.
-  const bearerKey = requireApiKey(deps, { bearer: true });
-  const bearerKeyAndLimits = requireApiKeyAndLimits(deps, { bearer: true, ...keyAndLimits });
+  // Every AI route is mounted behind one of these (admission/guards.ts); its
+  // handler's runAccounted admits it (admission/admit.ts).
+  const admission = createAdmission(deps, {
+    kv,
+    perMinute: env.AI_RATE_LIMIT_PER_MINUTE,
+    bodyLimit: AI_BODY_LIMIT,
+  });
   const sessionOrKey = authenticate(deps, { allow: ['session', 'api_key'] });
 
   // The AI routes first (native and OpenAI-compatible): the hot path walks neither
   // the health nor the account routers' route lists.
   // Their errors pass admissionBeforeError on the way to the app's error handler.
-  app.use(createChatRouter(deps.ai, aiGuards), createMediaRouter(deps.ai, aiGuards), admissionBeforeError());
+  app.use(
+    createChatRouter(deps.ai, admission.spend),
+    createMediaRouter(deps.ai, admission.spend),
+    admission.beforeError(),
+  );
   // Anthropic's API (messages, count_tokens, models for Anthropic clients) before the OpenAI
   // router, which answers every other /v1 path.
   app.use(
     createMessagesRouter(deps.ai, {
-      guards: [bearerKeyAndLimits, jsonBody(AI_BODY_LIMIT)],
-      read: [bearerKey],
+      guards: admission.spendBearer,
+      read: [admission.read],
       logger,
     }),
   );
   // OpenAI's path layout, outside /api/v1; it answers its own errors (OpenAI's shape), 404s included.
   app.use(
     createOpenAiCompatRouter(deps.ai, {
-      guards: { chat: [bearerKeyAndLimits, jsonBody(AI_BODY_LIMIT)], read: [bearerKey] },
+      guards: { chat: admission.spendBearer, read: [admission.read] },
       logger,
       responses: deps.responses,
       mcp: deps.mcp,
@@ -101,7 +100,7 @@ export function createApp(deps: GatewayDeps): Express {
   );
 
   // The MCP gateway: MCP clients send the key as `Authorization: Bearer` (or x-api-key).
-  app.use(createMcpRouter(deps.mcp.sessions, { auth: bearerKey, json: jsonBody(MCP_BODY_LIMIT) }));
+  app.use(createMcpRouter(deps.mcp.sessions, { auth: admission.read, json: jsonBody(MCP_BODY_LIMIT) }));
 
   const readiness = storageReadiness({ queryDatabase: () => prisma.$queryRaw`SELECT 1`, kv });
   // Without SMTP sign-in links cannot go out, but keys, sessions and AI calls still work.
@@ -153,6 +152,7 @@ export function createApp(deps: GatewayDeps): Express {
       budgets: deps.budgets,
       currency: env.AI_COST_CURRENCY,
       auth: sessionOrKey,
+      userOf: (res) => requireAuthOf(res).userId,
       csrf: requireTrustedOrigin(deps),
       logger,
     }),

@@ -6,7 +6,7 @@ import { type AiHarness, SECRET, type TestCaller, useAiHarness } from './support
 /**
  * A key this instance has cached is let through with no store read, and its
  * revocation read and rate hit ride in the budget reservation's script
- * (auth/pending-admission.ts). These tests hold the answers to what they were
+ * (admission/pending.ts). These tests hold the answers to what they were
  * when the check ran before the body: one rate hit per request whatever its
  * fate, 429 and 401 before a bad body's 400, and a revocation honoured at once
  * even while the instance still has the key cached.

@@ -2,10 +2,10 @@ import { AppError, errorHandler } from '@platform/errors';
 import { requestId } from '@platform/logging';
 import express from 'express';
 import request from 'supertest';
+import { requireApiKeyAndLimits } from '../src/admission/key-and-limits';
 import { requireApiKey } from '../src/auth/api-key-auth';
 import { hashApiKey } from '../src/auth/api-key-hash';
 import { requireTrustedOrigin } from '../src/auth/csrf';
-import { requireApiKeyAndLimits } from '../src/auth/key-and-limits';
 import {
   APP_ORIGIN,
   EVIL_ORIGIN,

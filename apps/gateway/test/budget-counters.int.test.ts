@@ -1,7 +1,11 @@
 import type { RedisKeyValueStore } from '@platform/db';
 import { createTestKv, describeWith, needRedis, type TestServer } from '@platform/testing';
-import type { AdmissionGate } from '../src/auth/pending-admission';
-import type { BudgetCounterStore, CounterClaim, ReserveResult } from '../src/budgets/counter-store';
+import type {
+  BudgetCounterStore,
+  CounterClaim,
+  ReservationGate,
+  ReserveResult,
+} from '../src/budgets/counter-store';
 import { createMemoryCounterStore } from '../src/budgets/counter-store-memory';
 import { createRedisCounterStore } from '../src/budgets/counter-store-redis';
 
@@ -39,7 +43,7 @@ describeWith(redis)('the budget counters on Redis', () => {
   /** Reservations issued together (all before any is awaited), answered in order. */
   async function together(
     store: BudgetCounterStore,
-    calls: Array<[readonly CounterClaim[], number, AdmissionGate?]>,
+    calls: Array<[readonly CounterClaim[], number, ReservationGate?]>,
   ): Promise<ReserveResult[]> {
     return Promise.all(calls.map(([claims, minPpm, gate]) => store.reserve(claims, minPpm, gate)));
   }
@@ -102,7 +106,7 @@ describeWith(redis)('the budget counters on Redis', () => {
     const budget = fresh('budget');
     const marker = fresh('revoked');
     await kv.set(marker, '1', 60_000);
-    const gate = (markerKey: string, max: number): AdmissionGate => ({
+    const gate = (markerKey: string, max: number): ReservationGate => ({
       markerKey,
       rate: { key: fresh('rate'), max, windowMs: 60_000 },
     });
@@ -123,7 +127,7 @@ describeWith(redis)('the budget counters on Redis', () => {
   it('counters a reserve creates expire with their window; a refused rate hit heals a counter without expiry', async () => {
     const store = createRedisCounterStore(kv.redis, kv.keyPrefix);
     const [budget, marker, rate] = [fresh('ttl-budget'), fresh('ttl-marker'), fresh('ttl-rate')];
-    const gate: AdmissionGate = { markerKey: marker, rate: { key: rate, max: 2, windowMs: 30_000 } };
+    const gate: ReservationGate = { markerKey: marker, rate: { key: rate, max: 2, windowMs: 30_000 } };
     expect(await store.reserve([claim(budget, 100, 10)], 0, gate)).toEqual({ ok: true, ppm: 1_000_000 });
     const [budgetTtl, rateTtl] = await Promise.all([
       kv.redis.pttl(kv.keyPrefix + budget),

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { ChatUsage } from '@platform/contract';
 import { AppError, isAppError } from '@platform/errors';
 import { addAccessLogFields } from '@platform/logging';
-import { endSpan, sendJson, startSpan, traced } from '@platform/service-kit';
+import { endSpan, sendJson, startSpan } from '@platform/service-kit';
 import type { Response } from 'express';
-import { requireAuthOf } from '../auth/api-key-auth';
-import { GateRefusedError, type PendingAdmission, takePendingAdmission } from '../auth/pending-admission';
-import type { BudgetRequest, Reservation } from '../budgets/budgets';
+import { admit } from '../admission/admit';
+import type { Caller } from '../admission/caller';
+import type { Reservation } from '../budgets/budgets';
 import { annotateRecord } from '../observability/spans';
 import { costMicros, type MediaUse, mediaCostMicros, priceOf, type TokenCounts } from '../usage/pricing';
 import type { LedgerRecord } from '../usage/record';
@@ -14,10 +14,9 @@ import type { CacheTokens } from './chat';
 import { clientAbortSignal } from './client-signal';
 import type { Target } from './config/lanes';
 import { ClientGoneError, FallbackExhaustedError, type FallbackResult } from './fallback';
-import { applyKeyTargetRules } from './key-targets';
 import { type BillableAttempt, collectAttempts, type RequestAttempts } from './request-attempts';
-import { type AccountedRequest, budgetRequestOf, capCompletion, combinedReservation } from './reserve';
-import type { AiRuntime, Caller, StoredKeys } from './runtime';
+import { type AccountedRequest, capCompletion, combinedReservation } from './reserve';
+import type { AiRuntime, StoredKeys } from './runtime';
 
 /** What is known about a request before the upstream call. */
 export type AccountingBase = {
@@ -34,12 +33,6 @@ export type AccountingBase = {
   /** A media request: what it asks for, priced per image, character or second instead of tokens. */
   media?: MediaUse | undefined;
 };
-
-export function callerOf(res: Response): Caller {
-  const auth = requireAuthOf(res);
-  if (auth.kind !== 'api_key') return { userId: auth.userId, apiKeyId: null };
-  return { userId: auth.userId, apiKeyId: auth.apiKeyId, keyRules: auth.rules };
-}
 
 /** The upstream that answered, on the request's one access-log line (set before the response ends). */
 export function logUpstream(res: Response, result: FallbackResult<unknown>): void {
@@ -232,9 +225,10 @@ export function jsonAnswer(res: Response, outcome: RequestOutcome, body: unknown
 }
 
 /**
- * The frame of every AI route: who calls, a budget reservation before any
- * upstream call (429 when a budget is spent; a chat's max_tokens is capped
- * to what the budgets have left), the caller's stored keys, a client-gone
+ * The frame of every AI route: admission (admission/admit.ts: who calls,
+ * key rules, paid lanes, a budget reservation before any upstream call),
+ * a chat's max_tokens capped to what the budgets have left, the caller's
+ * stored keys, a client-gone
  * signal, exactly one ledger record whatever `run` returns or throws, and
  * the answer's last byte only after that record is durable (Answered).
  * Failed attempts of a fallback chain are not charged: only the answering
@@ -246,26 +240,23 @@ export async function runAccounted(
   request: AccountedRequest,
   run: (call: AccountedCall) => Promise<Answered>,
 ): Promise<void> {
-  const caller = callerOf(res);
+  const startedAt = rt.clock();
+  // Key rules, paid lanes, the budget reservation (and a cached key's check): admission/admit.ts.
+  const { caller, storedKeys, budgetRequest, reservation: first } = await admit(
+    rt.admission,
+    res,
+    request,
+    startedAt,
+  );
   const base: AccountingBase = {
     ...ledgerIdsOf(res),
     caller,
-    startedAt: rt.clock(),
+    startedAt,
     projectId: request.projectId,
     endpoint: request.endpoint,
     lane: request.lane,
     media: request.media,
   };
-  // The key's lane and model lists, before anything is reserved or called.
-  applyKeyTargetRules(caller.keyRules, request);
-  // A paid lane without the subscription is refused before anything is reserved or called;
-  // a media request falls under the media section's billing, whatever lane it names.
-  await rt.laneAccess(caller.userId, request.media ? null : request.lane);
-  const budgetRequest = budgetRequestOf(rt, caller, request, base.startedAt);
-  const [storedKeys, first] = await Promise.all([
-    rt.storedKeys(caller.userId),
-    traced('gateway.budget.reserve', {}, () => reserveAdmitted(rt, takePendingAdmission(res), budgetRequest)),
-  ]);
   if (request.chat && first.completionCap !== undefined) capCompletion(request.chat, first.completionCap);
   const reservation = combinedReservation(first);
   const reserveMore = async (need: { promptTokens: number; completionTokens: number }) => {
@@ -346,34 +337,6 @@ function recordAttempts(rt: AiRuntime, base: AccountingBase, attempts: readonly 
       'billable upstream attempts not recorded',
     ),
   );
-}
-
-/**
- * The budget reservation, carrying the key check and rate hit the request
- * still owes when its key was let through from this instance's cache
- * (auth/pending-admission.ts): one store round trip for both.
- */
-async function reserveAdmitted(
-  rt: AiRuntime,
-  pending: PendingAdmission | undefined,
-  request: BudgetRequest,
-): Promise<Reservation> {
-  if (!pending) return rt.budgets.reserve(request);
-  let reservation: Reservation;
-  try {
-    reservation = await rt.budgets.reserve(request, pending.gate);
-  } catch (err) {
-    if (!(err instanceof GateRefusedError)) {
-      // A budget's 429 comes after the gate passed: the key is good.
-      if (isAppError(err) && err.code === 'rate_limited') pending.passed();
-      throw err;
-    }
-    // Throws the answer (401, 429); returns only if the key checks out after all.
-    await pending.refused(err.verdict);
-    return rt.budgets.reserve(request);
-  }
-  pending.passed();
-  return reservation;
 }
 
 function createFinish(

@@ -1,9 +1,8 @@
 import { checkChatRules, ZChatCompletionRequestShape } from '@platform/contract';
 import { AppError, zodDetails } from '@platform/errors';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { selectTargets, type Target } from './config/lanes';
+import { type LanesConfig, selectTargets, type Target } from './config/lanes';
 import type { NativeRequest } from './providers/openai-chat';
-import type { AiRuntime } from './runtime';
 
 /** The upstream request body except `model` (per target) and `stream`. */
 export type UpstreamChatParams = Omit<ChatCompletionCreateParamsNonStreaming, 'model' | 'stream'>;
@@ -51,7 +50,10 @@ function parseChatShape(body: unknown) {
  * `deserialization error` (the ZodError goes to the error handler), then the
  * contract's rules in their fixed precedence, then the lane's model list.
  */
-export function prepareChat(rt: Pick<AiRuntime, 'config' | 'allowedLanes'>, body: unknown): PreparedChat {
+/** What choosing a chat's targets reads: the lanes config and the lanes this server allows. */
+export type LanePorts = { config: LanesConfig; allowedLanes: ReadonlySet<string> };
+
+export function prepareChat(rt: LanePorts, body: unknown): PreparedChat {
   const request = parseChatShape(body);
   const violation = checkChatRules(request, rt.allowedLanes);
   if (violation) throw new AppError(violation);

@@ -12,6 +12,7 @@ import { createAiMetrics } from './metrics';
 import { createPrefillMemory } from './prefill-memory';
 import { createProviderCatalog, type ProviderCatalog } from './providers/catalog';
 import { createProviderRegistry, parseBaseUrlOverrides, type ServerProviderKeys } from './providers/registry';
+import { budgetRequestOf } from './reserve';
 import type { AiRuntime, StoredKeyLookup } from './runtime';
 
 /** The provider keys the gateway itself holds, from the environment. */
@@ -72,6 +73,8 @@ export function createAiRuntime(opts: CreateAiRuntimeOptions): AiRuntime {
   const serverKeys = serverKeysOf(env, catalog);
   warnAboutMissingKeys(lanes, serverKeys, logger);
   for (const advice of laneAdvice(lanes)) logger.warn({ advice }, 'lanes config: first-token limit advice');
+  const laneAccess = opts.laneAccess ?? (async () => {});
+  const pricing = { prices: lanes.prices, completionAllowance: env.AI_BUDGET_COMPLETION_ALLOWANCE };
   return {
     config: lanes,
     clock: opts.clock,
@@ -99,7 +102,13 @@ export function createAiRuntime(opts: CreateAiRuntimeOptions): AiRuntime {
     storedKeys: opts.storedKeys,
     ledger: opts.ledger,
     ...(opts.recordAttempts ? { recordAttempts: opts.recordAttempts } : {}),
-    laneAccess: opts.laneAccess ?? (async () => {}),
+    laneAccess,
+    admission: {
+      budgets: opts.budgets,
+      laneAccess,
+      storedKeys: opts.storedKeys,
+      budgetRequestOf: (caller, request, at) => budgetRequestOf(pricing, caller, request, at),
+    },
     budgets: opts.budgets,
     prices: lanes.prices,
     currency: env.AI_COST_CURRENCY,

@@ -1,9 +1,16 @@
+import type { Caller } from '../admission/caller';
 import type { BudgetActual, BudgetRequest, Reservation } from '../budgets/budgets';
 import { estimateChatPrompt } from '../usage/estimate';
-import { type MediaUse, mediaCostMicros, priceOf, type TokenPrice, tokenPriceOf } from '../usage/pricing';
+import {
+  type MediaUse,
+  mediaCostMicros,
+  type PriceTable,
+  priceOf,
+  type TokenPrice,
+  tokenPriceOf,
+} from '../usage/pricing';
 import type { PreparedChat } from './chat-request';
 import type { Target } from './config/lanes';
-import type { AiRuntime, Caller } from './runtime';
 
 /** What an AI route tells the accounting frame about its request before the upstream call. */
 export type AccountedRequest = {
@@ -20,7 +27,7 @@ export type AccountedRequest = {
 
 /** The dearest of the targets' token prices (by a typical 3:1 prompt:completion mix): what a reservation assumes. */
 function dearestPrice(
-  rt: Pick<AiRuntime, 'prices'>,
+  rt: { prices: PriceTable },
   targets: readonly Target[],
   at: number,
 ): TokenPrice | undefined {
@@ -34,7 +41,7 @@ function dearestPrice(
 
 /** The dearest of the targets' costs for a media request: what it reserves. */
 function dearestMediaCost(
-  rt: Pick<AiRuntime, 'prices'>,
+  rt: { prices: PriceTable },
   targets: readonly Target[],
   use: MediaUse,
   at: number,
@@ -101,7 +108,7 @@ export function capCompletion(chat: PreparedChat, cap: number): void {
  * input; a media request its dearest target's cost, all or nothing.
  */
 export function budgetRequestOf(
-  rt: Pick<AiRuntime, 'prices' | 'completionAllowance'>,
+  rt: { prices: PriceTable; completionAllowance: number },
   caller: Caller,
   request: AccountedRequest,
   at: number,

@@ -1,5 +1,5 @@
-import type { ApiKeyRules } from '@platform/contract';
 import type { Logger } from '@platform/logging';
+import type { AdmissionPorts } from '../admission/admit';
 import type { Budgets } from '../budgets/budgets';
 import type { Clock } from '../clock';
 import type { RequestLog } from '../observability/request-log';
@@ -12,6 +12,7 @@ import type { AiMetrics } from './metrics';
 import type { PrefillMemory } from './prefill-memory';
 import type { ProviderCatalog } from './providers/catalog';
 import type { ProviderRegistry } from './providers/registry';
+import type { AccountedRequest } from './reserve';
 
 /** The caller's stored provider keys (bring your own key), plaintext, in memory only. */
 export type StoredKeys = Readonly<Record<string, string | undefined>>;
@@ -51,6 +52,8 @@ export type AiRuntime = {
    * the budget reservation and the provider call.
    */
   laneAccess: (userId: string, lane: string | null) => Promise<void>;
+  /** What admission uses (admission/admit.ts): budgets, paid lanes, stored keys, what a request reserves. */
+  admission: AdmissionPorts<AccountedRequest, StoredKeys>;
   /** Token and cost budgets: reserve before the upstream call, settle after. */
   budgets: Budgets;
   /** `<provider>/<model>` -> price (lanes config `prices`). */
@@ -63,12 +66,4 @@ export type AiRuntime = {
   completionAllowance: number;
   /** Targets learned to refuse an assistant prefill, in this process and the cluster (prefill-memory.ts). */
   prefillMemory: PrefillMemory;
-};
-
-/** Who is calling, from the auth context. */
-export type Caller = {
-  userId: string;
-  apiKeyId: string | null;
-  /** The key's rules (docs/teams.md#key-rules), enforced by runAccounted and the reservation. */
-  keyRules?: ApiKeyRules | undefined;
 };

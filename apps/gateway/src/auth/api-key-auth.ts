@@ -34,7 +34,7 @@ function bearerToken(req: Request): string | undefined {
 /**
  * The answers around a key check: 503 when the store cannot say, 401 `invalid
  * api key` for an unknown or revoked one, 429 instead once its address sent too
- * many bad keys; a key that verifies passes whatever its address did. `check` is the lookup (`verify`, or key-and-limits.ts's).
+ * many bad keys; a key that verifies passes whatever its address did. `check` is the lookup (`verify`, or admission/key-and-limits.ts's).
  */
 export async function verifyApiKey(
   deps: { apiKeys: Pick<ApiKeyVerifier, 'verify'>; keyGuessing: KeyGuessingGuard; clock: Clock },
@@ -73,10 +73,13 @@ export function presentedApiKey(req: Request, opts: { bearer?: boolean }): strin
  * `x-api-key` wins when both are sent). No key -> 401 `missing api key`;
  * unknown or revoked -> 401 `invalid api key`; else
  * `res.locals.auth = { kind: 'api_key', userId, apiKeyId, scope }`. The AI
- * routes use requireApiKeyAndLimits (key-and-limits.ts) instead. No database
+ * routes use admission/ instead. No database
  * write happens here; see docs/gateway-auth.md for the caching.
  */
-export function requireApiKey(deps: AuthDeps, opts: { bearer?: boolean } = {}): RequestHandler {
+export function requireApiKey(
+  deps: Pick<AuthDeps, 'apiKeys' | 'keyGuessing' | 'clock'>,
+  opts: { bearer?: boolean } = {},
+): RequestHandler {
   return async (req, res, next) => {
     const key = presentedApiKey(req, opts);
     if (!key) throw new AppError('missing_api_key');

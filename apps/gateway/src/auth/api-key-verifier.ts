@@ -44,14 +44,14 @@ export type ApiKeyVerifier = {
    * when this instance has it cached as valid, still to be confirmed: `result`
    * awaits the revocation read (and on a miss the database) and is the answer.
    * Store commands issued on `cached` in the same tick share the revocation
-   * read's round trip (auto-pipelined); see key-and-limits.ts.
+   * read's round trip (auto-pipelined); see admission/key-and-limits.ts.
    */
   begin(plaintext: string): { cached: ApiKeyAuthContext | null; result: Promise<ApiKeyAuthContext | null> };
   /**
    * The key's identity when this instance has it cached as valid, with no
    * store read: the caller must still read the key's revocation marker
    * (`markerKey`) before answering, and then call `confirm` or `forget`
-   * (pending-admission.ts folds that read into the budget reservation).
+   * (admission/pending.ts folds that read into the budget reservation).
    */
   peek(plaintext: string): { identity: ApiKeyAuthContext; markerKey: string; hash: string } | null;
   /** The marker was absent: the key was used (last_used_at). */

@@ -1,8 +1,7 @@
 import { createMemoryStore } from '@platform/db';
 import { isAppError } from '@platform/errors';
 import { createLogger, createMemoryDestination } from '@platform/logging';
-import { GateRefusedError } from '../auth/pending-admission';
-import { createBudgets } from './budgets';
+import { createBudgets, GateRefusedError } from './budgets';
 import { createMemoryCounterStore } from './counter-store-memory';
 import type { BudgetRule } from './rules';
 

@@ -1,10 +1,9 @@
 import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
-import { type AdmissionGate, GateRefusedError } from '../auth/pending-admission';
 import { lruCache } from '../cache/lru';
 import type { ApiKeyRules } from '../key-rules/rules';
 import { costMicros, type ModelPrice } from '../usage/pricing';
-import type { BudgetCounterStore, CounterClaim } from './counter-store';
+import type { BudgetCounterStore, CounterClaim, GateVerdict, ReservationGate } from './counter-store';
 import { reservedOf } from './counter-store';
 import { keyRuleClaims } from './key-rule-claims';
 import {
@@ -25,6 +24,14 @@ import {
 const UNLIMITED = 9e15;
 /** A counter outlives its window by this much, so a late settle never restarts an expired key's count. */
 const TTL_MARGIN_MS = 3_600_000;
+
+/** Thrown by a reservation whose gate refused (ReservationGate); nothing was reserved. */
+export class GateRefusedError extends Error {
+  constructor(readonly verdict: GateVerdict) {
+    super(`admission refused: ${verdict.refused}`);
+    this.name = 'GateRefusedError';
+  }
+}
 
 /** What a request asks of its budgets before the upstream call. */
 export type BudgetRequest = {
@@ -72,7 +79,7 @@ export type Budgets = {
    * budget). With a `gate`, the request's key admission is checked in the
    * same store call, first: GateRefusedError when it refuses.
    */
-  reserve(request: BudgetRequest, gate?: AdmissionGate): Promise<Reservation>;
+  reserve(request: BudgetRequest, gate?: ReservationGate): Promise<Reservation>;
   /** The user's daily tokens: used (settled + reserved), the limit, when it resets (GET /usage/today). */
   today(userId: string): Promise<{ day: string; used: number; budget: number; resetsAt: Date }>;
   /** The budgets in force for the user (their own and the defaults of scope user), with use. */

@@ -1,4 +1,13 @@
-import type { AdmissionGate, GateVerdict } from '../auth/pending-admission';
+/**
+ * Checks a caller asks the store to make first, in the same atomic step as a
+ * reservation. The budgets pass them through without reading them (the
+ * caller's admission fills them in): refused if `markerKey` exists, else one
+ * hit on the fixed-window counter `rate`, refused past its `max`.
+ */
+export type ReservationGate = { markerKey: string; rate: { key: string; max: number; windowMs: number } };
+
+/** Why a gate refused: its marker exists (`revoked`), or its rate is spent until `resetMs` from now. */
+export type GateVerdict = { refused: 'revoked' } | { refused: 'rate'; resetMs: number };
 
 /**
  * One counter a reservation touches: its limit and what this request needs;
@@ -44,9 +53,9 @@ export type BudgetCounterStore = {
    * less left (the smallest `left / need` over the counters, in millionths).
    * A share below `minPpm` (what the prompt alone takes) refuses instead.
    * With a `gate`, its checks come first in the same atomic step (see
-   * AdmissionGate): the request's key admission and its budgets in one call.
+   * ReservationGate): the request's key admission and its budgets in one call.
    */
-  reserve(claims: readonly CounterClaim[], minPpm: number, gate?: AdmissionGate): Promise<ReserveResult>;
+  reserve(claims: readonly CounterClaim[], minPpm: number, gate?: ReservationGate): Promise<ReserveResult>;
   /** Adds `by` (negative to give back) to each counter; sets its expiry if it has none. */
   adjust(deltas: readonly CounterDelta[]): Promise<void>;
   /** Current values (0 when absent). */

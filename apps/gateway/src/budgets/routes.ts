@@ -8,9 +8,8 @@ import {
 import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
 import { jsonBody, parseRequestPart } from '@platform/service-kit';
-import { type RequestHandler, Router } from 'express';
+import { type RequestHandler, type Response, Router } from 'express';
 import { recordAudit } from '../audit/record';
-import { requireAuthOf } from '../auth/api-key-auth';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { BudgetStatus, Budgets } from './budgets';
 import { deleteUserBudget, listUserBudgets, ownsApiKey, upsertUserBudget, useInWindow } from './repo';
@@ -57,13 +56,15 @@ export function createBudgetRouter(opts: {
   budgets: Budgets;
   currency: string;
   auth: RequestHandler;
+  /** The user `auth` let in: the budgets know no more of authentication than this. */
+  userOf: (res: Response) => string;
   csrf: RequestHandler;
   logger: Logger;
 }): Router {
   const router = Router();
   // A budget reading, under /usage for the contract's sake.
   router.get('/api/v1/usage/today', opts.auth, async (_req, res) => {
-    const today = await opts.budgets.today(requireAuthOf(res).userId);
+    const today = await opts.budgets.today(opts.userOf(res));
     res.json({
       day: today.day,
       total_tokens: today.used,
@@ -72,7 +73,7 @@ export function createBudgetRouter(opts: {
     } satisfies UsageTodayResponse);
   });
   router.get('/api/v1/budgets', opts.auth, async (_req, res) => {
-    const budgets = await opts.budgets.list(requireAuthOf(res).userId);
+    const budgets = await opts.budgets.list(opts.userOf(res));
     res.json({
       currency: opts.currency,
       budgets: budgets.map(toBudget),
@@ -86,7 +87,7 @@ export function createBudgetRouter(opts: {
   });
   router.put('/api/v1/budgets', opts.auth, opts.csrf, jsonBody('4kb'), async (req, res) => {
     const rule = parseRequestPart(ZSetBudgetRequest, req.body);
-    const { userId } = requireAuthOf(res);
+    const userId = opts.userOf(res);
     if (rule.scope === 'api_key' && !(await ownsApiKey(opts.prisma, userId, rule.subject)))
       throw new AppError('api_key_not_found');
     const counted = await opts.budgets.isCounted(userId, rule);
@@ -114,7 +115,7 @@ export function createBudgetRouter(opts: {
   });
   router.delete('/api/v1/budgets', opts.auth, opts.csrf, async (req, res) => {
     const id = parseRequestPart(ZBudgetId, req.query);
-    const { userId } = requireAuthOf(res);
+    const userId = opts.userOf(res);
     const before = await ownLimit(opts.prisma, userId, id);
     if (!(await deleteUserBudget(opts.prisma, userId, id))) throw new AppError('not_found');
     await recordAudit(opts, req, res, {

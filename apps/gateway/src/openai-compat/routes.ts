@@ -1,10 +1,10 @@
 import { OPENAI_DEFAULT_PROJECT_ID } from '@platform/contract';
 import type { Logger } from '@platform/logging';
 import { type RequestHandler, Router } from 'express';
+import { admissionBeforeError } from '../admission/pending';
 import { jsonAnswer, logUpstream, runAccounted } from '../ai/accounting';
 import type { Target } from '../ai/config/lanes';
 import type { AiRuntime } from '../ai/runtime';
-import { admissionBeforeError } from '../auth/pending-admission';
 import type { McpGateway } from '../mcp/gateway';
 import { header, runChatRoute } from './chat-route';
 import { completionId, passThroughCompletion, toOpenAiCompletion } from './create-chat-completion';

@@ -2,10 +2,10 @@ import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
 import { sendJson } from '@platform/service-kit';
 import { type RequestHandler, Router } from 'express';
-import { callerOf } from '../../ai/accounting';
+import { admitUnreserved } from '../../admission/admit';
+import { admissionBeforeError } from '../../admission/pending';
 import { clientAbortSignal } from '../../ai/client-signal';
 import type { AiRuntime } from '../../ai/runtime';
-import { admissionBeforeError, takePendingAdmission } from '../../auth/pending-admission';
 import { header, runChatRoute } from '../chat-route';
 import { modelNotFound } from '../errors';
 import { resolveModel, validModelsText } from '../models';
@@ -51,10 +51,10 @@ export function createMessagesRouter(
 
   // Free at Anthropic and here (nothing reserved or recorded); the key's rate limit applies.
   router.post('/v1/messages/count_tokens', ...opts.guards, async (req, res) => {
-    await takePendingAdmission(res)?.runAlone();
+    const caller = await admitUnreserved(res);
     const prepared = prepareCountTokens(rt, req.body);
     const count = await countMessageTokens(rt, prepared, {
-      storedKeys: await rt.storedKeys(callerOf(res).userId),
+      storedKeys: await rt.storedKeys(caller.userId),
       clientSignal: clientAbortSignal(res),
       beta: header(req, 'anthropic-beta'),
     });
@@ -66,18 +66,20 @@ export function createMessagesRouter(
   // decodes the path: otherwise a path the router cannot decode (`%E0%A4%A`)
   // would fail here and skip the OpenAI-compatible router and its error shape.
   const models = Router();
-  models.get('/', ...opts.read, (req, res) => {
+  models.use('/v1/models', (req, _res, next) => {
+    if (req.headers['anthropic-version'] === undefined) next('router');
+    else next();
+  });
+  models.get('/v1/models', ...opts.read, (req, res) => {
     sendJson(res, listAnthropicModels(rt, req.query as Record<string, unknown>));
   });
-  models.get('/*id', ...opts.read, (req, res) => {
+  models.get('/v1/models/*id', ...opts.read, (req, res) => {
     const id = ((req.params as { id?: string[] }).id ?? []).join('/');
     if (!resolveModel(rt, id)) throw modelNotFound(id, validModelsText(rt));
     sendJson(res, toAnthropicModel(id));
   });
   models.use(anthropicErrors);
-  router.use('/v1/models', (req, res, next) =>
-    req.headers['anthropic-version'] === undefined ? next() : models(req, res, next),
-  );
+  router.use(models);
 
   // Anthropic's other APIs under /v1/messages (batches) are not provided: 404 in its shape.
   router.use('/v1/messages', (req, _res, next) => {

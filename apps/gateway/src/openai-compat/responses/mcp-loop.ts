@@ -6,7 +6,8 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from 'openai/resources/chat/completions';
-import { answerWith, callerOf, logUpstream, runAccounted } from '../../ai/accounting';
+import { callerOf } from '../../admission/caller';
+import { answerWith, logUpstream, runAccounted } from '../../ai/accounting';
 import type { CacheTokens } from '../../ai/chat';
 import { completionUsage, runChatCompletion } from '../../ai/chat';
 import type { PreparedChat } from '../../ai/chat-request';

@@ -2,7 +2,7 @@ import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
 import type { RequestHandler, Router } from 'express';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { callerOf } from '../../ai/accounting';
+import { callerOf } from '../../admission/caller';
 import type { ResponsesCompletion } from '../../ai/providers/responses-translate';
 import type { AiRuntime } from '../../ai/runtime';
 import type { McpGateway } from '../../mcp/gateway';

@@ -1,31 +1,11 @@
 import type { ErrorRequestHandler, Response } from 'express';
+import type { GateVerdict, ReservationGate } from '../budgets/counter-store';
 
 /** One fixed-window rate counter: its store key (without the store's prefix), limit and window. */
-export type RateCounter = {
-  key: string;
-  max: number;
-  windowMs: number;
+export type RateCounter = ReservationGate['rate'] & {
   /** Set when `max` is the key's own requests_per_minute rule: a refusal names it. */
   keyRule?: { apiKeyId: string };
 };
-
-/**
- * The store checks a request still owes before it is admitted, made in the
- * same atomic step as its budget reservation: refused if the key's revocation
- * marker exists, else one hit on its rate counter, refused past the max.
- */
-export type AdmissionGate = { markerKey: string; rate: RateCounter };
-
-/** Why a gate refused: the key is revoked, or its rate is spent until `resetMs` from now. */
-export type GateVerdict = { refused: 'revoked' } | { refused: 'rate'; resetMs: number };
-
-/** Thrown by a reservation whose gate refused; nothing was reserved. */
-export class GateRefusedError extends Error {
-  constructor(readonly verdict: GateVerdict) {
-    super(`admission refused: ${verdict.refused}`);
-    this.name = 'GateRefusedError';
-  }
-}
 
 /**
  * A request let through on this instance's cached copy of its key, whose
@@ -34,7 +14,7 @@ export class GateRefusedError extends Error {
  * `refused`), or `runAlone` makes it on its own.
  */
 export type PendingAdmission = {
-  readonly gate: AdmissionGate;
+  readonly gate: ReservationGate;
   /** The gate passed in the store: the key is confirmed (last used). */
   passed(): void;
   /**

@@ -1,8 +1,8 @@
 import type { KeyValueStore } from '@platform/db';
 import { countHit, windowKey } from '@platform/service-kit';
-import type { RateCounter } from '../auth/pending-admission';
-import { rateRefusal } from '../auth/rate-refusal';
 import type { AuthContext } from '../auth/types';
+import type { RateCounter } from './pending';
+import { rateRefusal } from './rate-refusal';
 
 export type AiLimitOptions = { kv: KeyValueStore; perMinute: number };
 
@@ -17,9 +17,9 @@ export type AiLimit = {
 /**
  * The request rate per API key on the AI routes (fixed one-minute window):
  * over it -> 429 rate_limited with Retry-After. The AI routes run it through
- * `requireApiKeyAndLimits` (auth/key-and-limits.ts): with the key's
+ * `requireApiKeyAndLimits` (key-and-limits.ts): with the key's
  * revocation read, or for a key this instance has cached, inside the budget
- * reservation's script (auth/pending-admission.ts). Either way one hit per request.
+ * reservation's script (pending.ts). Either way one hit per request.
  */
 export function aiLimitCheck(opts: AiLimitOptions): AiLimit {
   const limit = { name: 'ai', max: opts.perMinute, windowMs: 60_000 };

@@ -1,14 +1,14 @@
 import { AppError } from '@platform/errors';
 import type { Request, RequestHandler } from 'express';
+import { MAX_KEY_LENGTH, presentedApiKey, verifyApiKey } from '../auth/api-key-auth';
+import type { ApiKeyVerifier } from '../auth/api-key-verifier';
+import type { KeyGuessingGuard } from '../auth/key-guessing';
+import type { ApiKeyAuthContext } from '../auth/types';
 import { lruCache } from '../cache/lru';
 import type { Clock } from '../clock';
 import { assertKeyLive } from '../key-rules/rules';
-import { MAX_KEY_LENGTH, presentedApiKey, verifyApiKey } from './api-key-auth';
-import type { ApiKeyVerifier } from './api-key-verifier';
-import type { KeyGuessingGuard } from './key-guessing';
-import { type RateCounter, setPendingAdmission } from './pending-admission';
+import { type RateCounter, setPendingAdmission } from './pending';
 import { rateRefusal } from './rate-refusal';
-import type { ApiKeyAuthContext } from './types';
 
 /** Limits of a caller with a valid key (the AI rate and token budget); its error, a 429, is the answer. */
 export type LimitCheck = (auth: ApiKeyAuthContext) => Promise<void>;
@@ -33,7 +33,7 @@ export type KeyAndLimitsOptions = {
    * For routes whose handler reserves budgets (runAccounted): the counter
    * `limits` counts on. A key this instance has cached is then let through
    * with no store read, and its revocation read and rate hit ride in the
-   * reservation's script (pending-admission.ts): one round trip fewer.
+   * reservation's script (pending.ts): one round trip fewer.
    */
   deferredRate?: (auth: ApiKeyAuthContext) => RateCounter;
 };

@@ -1,5 +1,20 @@
-import { type ApiKeyRules, allowedTargets, assertLaneAllowed, modelAllowed } from '../key-rules/rules';
-import type { AccountedRequest } from './reserve';
+import {
+  type ApiKeyRules,
+  allowedTargets,
+  assertLaneAllowed,
+  modelAllowed,
+  type RuleTarget,
+} from '../key-rules/rules';
+
+/** The part of a request a key's lane and model lists apply to. */
+export type TargetedRequest<T extends RuleTarget = RuleTarget> = {
+  endpoint: string;
+  lane: string | null;
+  /** A chat's targets, narrowed in place to what the key allows. */
+  chat?: { targets: readonly T[] } | undefined;
+  /** The targets of a route that holds its own list (media, embeddings). */
+  targets?: readonly T[] | undefined;
+};
 
 /**
  * A key's lane and model lists applied to a request before it is reserved:
@@ -9,7 +24,10 @@ import type { AccountedRequest } from './reserve';
  * unless the model list allows every target it may use. A media request
  * without a lane is checked under its endpoint's name (image, tts, ...).
  */
-export function applyKeyTargetRules(rules: ApiKeyRules | undefined, request: AccountedRequest): void {
+export function applyKeyTargetRules<T extends RuleTarget>(
+  rules: ApiKeyRules | undefined,
+  request: TargetedRequest<T>,
+): void {
   if (!rules) return;
   assertLaneAllowed(rules, request.lane ?? request.endpoint);
   if (!rules.models) return;

@@ -1,6 +1,6 @@
 import { AppError } from '@platform/errors';
 import { rateLimited } from '@platform/service-kit';
-import type { RateCounter } from './pending-admission';
+import type { RateCounter } from './pending';
 
 /** 429 rate_limited with Retry-After; when the key's own rule refused, `details` names it. */
 export function rateRefusal(counter: RateCounter, resetMs: number): AppError {

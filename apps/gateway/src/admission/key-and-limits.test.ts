@@ -1,10 +1,10 @@
 import { AppError, isAppError } from '@platform/errors';
 import type { Request, Response } from 'express';
-import type { ApiKeyVerifier } from './api-key-verifier';
+import type { ApiKeyVerifier } from '../auth/api-key-verifier';
+import type { KeyGuessingGuard } from '../auth/key-guessing';
+import type { ApiKeyAuthContext } from '../auth/types';
 import { type LimitCheck, requireApiKeyAndLimits } from './key-and-limits';
-import type { KeyGuessingGuard } from './key-guessing';
-import { admissionBeforeError, type PendingAdmission, takePendingAdmission } from './pending-admission';
-import type { ApiKeyAuthContext } from './types';
+import { admissionBeforeError, type PendingAdmission, takePendingAdmission } from './pending';
 
 // The middleware's order of events against a scripted verifier: when the
 // limits start (same tick as the revocation read for a cached key), and
