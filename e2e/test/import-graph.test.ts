@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { gatewayRouteTable, type RouteEntry, routeTable } from '@platform/gateway/testing';
+import express from 'express';
 import ts from 'typescript';
 import { ROOT } from './support/compose';
 
@@ -213,5 +215,97 @@ describe('import graph', () => {
       'auth -> users -> auth\n  auth/session.ts imports users/repo.ts\n  users/routes.ts imports auth/types.ts',
       'ai/config -> ai/providers -> ai/config\n  ai/config/lanes.ts imports ai/providers/catalog.ts\n  ai/providers/registry.ts imports ai/config/limits.ts',
     ]);
+  });
+});
+
+/**
+ * Gateway folders that must not import auth/: the AI core, the money
+ * (budgets) and the compatibility APIs learn who calls from admission/,
+ * the one step that composes the key check, the rate, the key's rules and
+ * the budget reservation.
+ */
+const NOT_AUTH = ['ai', 'budgets', 'openai-compat'];
+
+/** Imports from a NOT_AUTH folder into auth/, as `from imports to`. */
+function authImports(root: string): string[] {
+  return sourceFiles(root)
+    .filter((f) => NOT_AUTH.includes(topOf(folderOf(root, f))))
+    .flatMap((f) =>
+      importsOf(f)
+        .filter((i) => topOf(folderOf(root, i)) === 'auth')
+        .map((i) => `${path.relative(root, f)} imports ${path.relative(root, i)}`),
+    );
+}
+
+/** A path the AI routes own: the native AI API, the vendor-compatible /v1, the MCP endpoint. */
+const isAiPath = (p: string) => p.startsWith('/api/v1/ai/') || p.startsWith('/v1/') || p === '/mcp';
+
+/** The AI routes of a route table that no admission guard runs before, as `METHOD path`. */
+function unadmitted(table: readonly RouteEntry[]): string[] {
+  return table.filter((r) => isAiPath(r.path) && !r.admission).map((r) => `${r.method} ${r.path}`);
+}
+
+/** Every AI route the gateway must have, and how it is admitted (spend: key, rate, then a reservation). */
+const AI_ROUTES: Record<string, 'spend' | 'read'> = {
+  'POST /api/v1/ai/chat/completions': 'spend',
+  'POST /api/v1/ai/chat/stream': 'spend',
+  'POST /api/v1/ai/image': 'spend',
+  'POST /api/v1/ai/tts': 'spend',
+  'POST /api/v1/ai/music': 'spend',
+  'POST /api/v1/ai/soundfx': 'spend',
+  'POST /v1/chat/completions': 'spend',
+  'POST /v1/embeddings': 'spend',
+  'POST /v1/responses': 'spend',
+  'GET /v1/responses/:id': 'read',
+  'DELETE /v1/responses/:id': 'read',
+  'POST /v1/messages': 'spend',
+  'POST /v1/messages/count_tokens': 'spend',
+  'GET /v1/models': 'read',
+  'GET /v1/models/*id': 'read',
+  'POST /mcp': 'read',
+  'GET /mcp': 'read',
+  'DELETE /mcp': 'read',
+};
+
+describe('admission', () => {
+  it('budgets, ai and openai-compat import nothing from auth', () => {
+    expect(authImports(path.join(ROOT, 'apps/gateway/src'))).toEqual([]);
+  });
+
+  it('finds an import into auth when there is one', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'graph-'));
+    for (const sub of ['auth', 'budgets', 'admission']) fs.mkdirSync(path.join(dir, sub));
+    fs.writeFileSync(path.join(dir, 'auth/types.ts'), 'export type Auth = { id: string };\n');
+    fs.writeFileSync(
+      path.join(dir, 'admission/caller.ts'),
+      "import type { Auth } from '../auth/types';\nexport type C = Auth;\n",
+    );
+    fs.writeFileSync(
+      path.join(dir, 'budgets/budgets.ts'),
+      "import type { Auth } from '../auth/types';\nexport type B = Auth;\n",
+    );
+    expect(authImports(dir)).toEqual([`budgets${path.sep}budgets.ts imports auth${path.sep}types.ts`]);
+  });
+
+  it('every AI route of the gateway is mounted behind admission, each as listed', async () => {
+    const table = await gatewayRouteTable();
+    expect(unadmitted(table)).toEqual([]);
+    const mounted = Object.fromEntries(
+      table.filter((r) => isAiPath(r.path)).map((r) => [`${r.method} ${r.path}`, r.admission]),
+    );
+    expect(mounted).toEqual(AI_ROUTES);
+  });
+
+  it('finds an AI route mounted without admission when there is one', () => {
+    const app = express();
+    const router = express.Router();
+    router.post('/v1/unguarded', (_req, res) => {
+      res.end();
+    });
+    router.get('/api/v1/users/me', (_req, res) => {
+      res.end();
+    });
+    app.use(router);
+    expect(unadmitted(routeTable(app))).toEqual(['POST /v1/unguarded']);
   });
 });

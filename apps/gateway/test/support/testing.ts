@@ -14,3 +14,4 @@ export { insertLedgerRecords, summariseUsage } from '../../src/usage/repo';
 export { upsertUserByEmail } from '../../src/users/repo';
 export * from './ai-harness';
 export { GATEWAY_MIGRATIONS_DIR, type GatewayInstance, startGatewayInstance } from './gateway-app';
+export { gatewayRouteTable, type RouteEntry, routeTable } from './route-table';
