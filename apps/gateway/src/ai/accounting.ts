@@ -1,22 +1,54 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatUsage } from '@platform/contract';
 import { AppError, isAppError } from '@platform/errors';
-import { addAccessLogFields } from '@platform/logging';
+import { addAccessLogFields, type Logger } from '@platform/logging';
 import { endSpan, sendJson, startSpan } from '@platform/service-kit';
 import type { Response } from 'express';
-import { admit } from '../admission/admit';
+import { type AdmissionPorts, admit } from '../admission/admit';
 import type { Caller } from '../admission/caller';
-import type { Reservation } from '../budgets/budgets';
+import type { Budgets, Reservation } from '../budgets/budgets';
+import type { Clock } from '../clock';
+import type { RequestLog } from '../observability/request-log';
 import { annotateRecord } from '../observability/spans';
-import { costMicros, type MediaUse, mediaCostMicros, priceOf, type TokenCounts } from '../usage/pricing';
+import type { UsageLedger } from '../usage/ledger';
+import {
+  costMicros,
+  type MediaUse,
+  mediaCostMicros,
+  type PriceTable,
+  priceOf,
+  type TokenCounts,
+} from '../usage/pricing';
 import type { LedgerRecord } from '../usage/record';
+import type { UsageAttemptRow } from '../usage/repo';
 import type { CacheTokens } from './chat';
 import { clientAbortSignal } from './client-signal';
 import type { Target } from './config/lanes';
 import { ClientGoneError, FallbackExhaustedError, type FallbackResult } from './fallback';
+import type { AiMetrics } from './metrics';
 import { type BillableAttempt, collectAttempts, type RequestAttempts } from './request-attempts';
 import { type AccountedRequest, capCompletion, combinedReservation } from './reserve';
-import type { AiRuntime, StoredKeys } from './runtime';
+import type { StoredKeys } from './runtime';
+
+/** What pricing a record reads: the price table, its currency, the time. */
+export type PricingPorts = { prices: PriceTable; currency: string; clock: Clock };
+
+/**
+ * What the accounting frame touches, and nothing else (the app's AiRuntime
+ * has them all; a unit test passes fakes): admission, more budget for a
+ * stream's continuation, the ledger, pricing, metrics, the log, the request
+ * log and the billable failed attempts.
+ */
+export type AccountingPorts = PricingPorts & {
+  admission: AdmissionPorts<AccountedRequest, StoredKeys>;
+  budgets: Pick<Budgets, 'reserve'>;
+  ledger: Pick<UsageLedger, 'append'>;
+  metrics: Pick<AiMetrics, 'requestFinished'>;
+  logger: Logger;
+  requestLog: Pick<RequestLog, 'record'> | null;
+  /** Keeps failed attempts the provider may bill (usage_attempts); never charged. */
+  recordAttempts?: (rows: UsageAttemptRow[]) => Promise<void>;
+};
 
 /** What is known about a request before the upstream call. */
 export type AccountingBase = {
@@ -96,7 +128,7 @@ export const CLIENT_CLOSED_STATUS = 499;
 
 /** The ledger record of an outcome: tokens, cost at the answering target's price, BYOK flag. */
 export function toLedgerRecord(
-  rt: Pick<AiRuntime, 'prices' | 'currency' | 'clock'>,
+  rt: PricingPorts,
   base: AccountingBase,
   outcome: RequestOutcome,
   storedKeys: StoredKeys,
@@ -156,7 +188,7 @@ export function billedCompletion(usage: ChatUsage | null | undefined): number {
  * stream's segment at its own target's price, else the answering target's.
  */
 function outcomeCost(
-  rt: Pick<AiRuntime, 'prices'>,
+  rt: { prices: PriceTable },
   at: number,
   outcome: RequestOutcome,
   tokens: TokenCounts,
@@ -235,7 +267,7 @@ export function jsonAnswer(res: Response, outcome: RequestOutcome, body: unknown
  * target's usage is in the outcome.
  */
 export async function runAccounted(
-  rt: AiRuntime,
+  rt: AccountingPorts,
   res: Response,
   request: AccountedRequest,
   run: (call: AccountedCall) => Promise<Answered>,
@@ -315,7 +347,11 @@ export async function runAccounted(
  * sent), kept for an operator in usage_attempts beside the request's record,
  * never charged: best effort, after the answer, logged when it fails.
  */
-function recordAttempts(rt: AiRuntime, base: AccountingBase, attempts: readonly BillableAttempt[]): void {
+function recordAttempts(
+  rt: AccountingPorts,
+  base: AccountingBase,
+  attempts: readonly BillableAttempt[],
+): void {
   if (attempts.length === 0 || !rt.recordAttempts) return;
   rt.recordAttempts(
     attempts.map((a) => ({
@@ -340,7 +376,7 @@ function recordAttempts(rt: AiRuntime, base: AccountingBase, attempts: readonly 
 }
 
 function createFinish(
-  rt: AiRuntime,
+  rt: AccountingPorts,
   base: AccountingBase,
   reservation: Reservation,
   storedKeys: StoredKeys,
