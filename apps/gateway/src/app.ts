@@ -52,6 +52,8 @@ export const MCP_BODY_LIMIT = '4mb';
  * without a prefix, so grepping a URL finds its handler. Order:
  * request id, metrics, access log, helmet, CORS; the AI routes (/api/v1/ai and
  * the OpenAI-compatible /v1); health and metrics; the rest of /api/v1; the console.
+ *
+ * Over 80 lines: the one list of every router in mount order, read top to bottom.
  */
 export function createApp(deps: GatewayDeps): Express {
   const { env, logger, kv, prisma } = deps;

@@ -154,6 +154,8 @@ export class FallbackExhaustedError extends Error {
  * provider, status and latency. A successful one is logged at debug only: the
  * route puts provider, model and attempts on the request's access-log line,
  * so a successful request costs one log line.
+ *
+ * Over 80 lines: one loop over the targets with the retry loop inside; both update the chain's state (last failure, deadline, attempts, targets cooling down), which helpers would have to pass back and forth.
  */
 export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<FallbackResult<T>> {
   const started = opts.clock();

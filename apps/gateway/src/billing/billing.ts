@@ -103,6 +103,8 @@ function logWhereUsageGoes(logger: Logger, rules: BillingRules, names: string[],
  * client, the shipper (the ledger to payment, in the background) and the
  * subscription gate. Without PAYMENT_URL and PAYMENT_API_KEY nothing ships
  * and a paid lane refuses to start the service.
+ *
+ * Over 80 lines: a factory whose parts (shipper, subscription gate, metrics) share its options; each method is short.
  */
 export function createBilling(opts: {
   env: GatewayEnv;

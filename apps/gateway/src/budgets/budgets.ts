@@ -5,7 +5,7 @@ import type { ApiKeyRules } from '../key-rules/rules';
 import { costMicros, type ModelPrice } from '../usage/pricing';
 import type { BudgetCounterStore, CounterClaim, GateVerdict, ReservationGate } from './counter-store';
 import { reservedOf } from './counter-store';
-import { keyRuleClaims } from './key-rule-claims';
+import { keyRuleClaims, type RuleClaim } from './key-rule-claims';
 import {
   type BudgetDefault,
   type BudgetId,
@@ -130,6 +130,8 @@ function matches(rule: BudgetId, id: BudgetId): boolean {
  * (and always the user's daily tokens); a budget set mid-window starts from
  * the window's use in the daily sums (`seed`). A limit is the lower of the
  * server default and the user's own setting.
+ *
+ * Over 80 lines: the methods share the rules cache and the counter store; each is named (reserve, today, list, ...).
  */
 export function createBudgets(opts: BudgetsOptions): Budgets {
   const now = opts.now ?? Date.now;
@@ -236,6 +238,27 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
   const userDailyTokens = (rules: readonly BudgetRule[]) =>
     limitOf(rules, { scope: 'user', subject: '', period: 'daily', unit: 'tokens' });
 
+  /** The 429 of a reservation refused at counter `index` (budgets first, then the key's rule counters). */
+  const refusalOf = (
+    index: number,
+    asked: { ids: readonly BudgetId[]; ruleClaims: readonly RuleClaim[]; claims: readonly CounterClaim[] },
+    minPpm: number,
+    at: number,
+  ): AppError => {
+    const { ids, ruleClaims, claims } = asked;
+    // One that could never fit says so first: waiting for the window to reset would not help.
+    const never = claims.findIndex((c) => reservedOf(c.need, minPpm) > c.limit);
+    if (never >= 0) {
+      const claim = claims[never] as CounterClaim;
+      const least = reservedOf(claim.need, minPpm);
+      const rule = ruleClaims[never - ids.length];
+      return rule ? rule.tooLarge(least) : tooLarge(ids[never] as BudgetId, claim.limit, least);
+    }
+    const rule = ruleClaims[index - ids.length];
+    if (rule) return rule.refuse(at);
+    return refuse(ids[index] as BudgetId, (claims[index] as CounterClaim).limit, at);
+  };
+
   return {
     defaults: opts.defaults,
     invalidate: (userId) => cache.delete(userId),
@@ -292,20 +315,7 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
       }
       if (!result.ok && 'rebuild' in result) throw new AppError('service_unavailable');
       if (!result.ok && 'gate' in result) throw new GateRefusedError(result.gate);
-      if (!result.ok) {
-        // One that could never fit says so first: waiting for the window to reset would not help.
-        const never = claims.findIndex((c) => reservedOf(c.need, minPpm) > c.limit);
-        if (never >= 0) {
-          const claim = claims[never] as CounterClaim;
-          const least = reservedOf(claim.need, minPpm);
-          const rule = ruleClaims[never - ids.length];
-          throw rule ? rule.tooLarge(least) : tooLarge(ids[never] as BudgetId, claim.limit, least);
-        }
-        const rule = ruleClaims[result.index - ids.length];
-        if (rule) throw rule.refuse(at);
-        const id = ids[result.index] as BudgetId;
-        throw refuse(id, (claims[result.index] as CounterClaim).limit, at);
-      }
+      if (!result.ok) throw refusalOf(result.index, { ids, ruleClaims, claims }, minPpm, at);
       const reserved = claims.map((c) => reservedOf(c.need, result.ppm));
       const completionCap =
         result.ppm < 1_000_000

@@ -78,6 +78,8 @@ function audit(
  * `/api/v1/teams`: teams, members, invites, team keys, budgets, provider keys
  * and the team's audit log (docs/teams.md). Session only; writes check the
  * Origin. Each route names its permission (roles.ts's table).
+ *
+ * Over 80 lines: the team path list in one place, each route a few lines naming its permission.
  */
 export function createTeamRouter(deps: TeamDeps): Router {
   const router = Router();

@@ -79,6 +79,8 @@ function joinedRecordsOf(entries: Entry[]): string | null {
  *   inserts nothing twice;
  * - the whole service killed: the stream keeps everything not yet
  *   acknowledged, and the next start's consumers drain it.
+ *
+ * Over 80 lines: the append side and the drain side share the stream, the consumer's state and the health flags.
  */
 export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLedger & { start(): void } {
   const { redis, prisma, logger, streamKey } = opts;

@@ -46,6 +46,7 @@ function parseLines(text: string): LedgerRecord[] {
 const ACTIVE = 'spool-';
 const CLAIMED = 'replay-';
 
+// Over 80 lines: its closures share the open spool file and its size.
 export function createLedgerSpool(opts: { dir: string; maxBytes: number; orphanMs?: number }): LedgerSpool {
   const orphanMs = opts.orphanMs ?? 60_000;
   const tag = () => `${process.pid}-${Date.now()}-${randomBytes(4).toString('hex')}`;

@@ -82,6 +82,8 @@ export function meterEventIdempotencyKey(eventId: string): string {
  * failure puts the row back with backoff and pauses the whole sender until
  * then; a 400 marks the row `failed`. `stop()` lets the calls in flight end,
  * hands the unsent claimed rows back and resolves.
+ *
+ * Over 80 lines: the claim loop, the lease and the pause share their timers and state.
  */
 export function startUsageSender(deps: SenderDeps): UsageSender {
   const { env, logger } = deps;

@@ -131,6 +131,7 @@ export const ZLanesConfig = z
     media_billing: ZLaneBilling.optional(),
   })
   .superRefine((config, ctx) => {
+    // Over 80 lines: every rule across the config's sections, each a few lines adding its issue to `ctx`.
     checkPriceDates(config.prices, ctx);
     for (const [name, provider] of Object.entries(config.providers)) {
       if (isBuiltIn(name)) {

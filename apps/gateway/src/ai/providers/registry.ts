@@ -50,6 +50,7 @@ export function parseBaseUrlOverrides(entries: readonly string[]): Record<string
 /** Most clients live for the process; BYOK clients are bounded so a churn of keys cannot grow memory. */
 const MAX_CACHED_CLIENTS = 1000;
 
+// Over 80 lines: the three methods share the base URLs and the client caches.
 export function createProviderRegistry(opts: {
   /** Every provider the gateway knows, built-in or added by the lanes config. */
   catalog: ProviderCatalog;

@@ -22,6 +22,8 @@ function write(sse: SseWriter, event: AnthropicEvent): Promise<void> | undefined
  * `content_block_stop`, then `message_delta` (stop reason, usage) and
  * `message_stop`. A failure after the start ends the stream with an `error`
  * event, which the SDKs raise.
+ *
+ * Over 80 lines: one event state machine whose state (open blocks, their indexes) the three StreamFormat methods share.
  */
 export function anthropicStreamFormat(who: MessageIdentity): StreamFormat {
   let started = false;

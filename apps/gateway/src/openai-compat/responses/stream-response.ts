@@ -30,6 +30,8 @@ type OpenItem =
  * `response.completed` with the whole response and usage. A failure after
  * the start ends with an `error` event, which the SDK raises. From a target
  * serving Responses, its own events go on as sent, `model` set.
+ *
+ * Over 80 lines: one event state machine whose state (output items, their indexes) the three StreamFormat methods share.
  */
 export function responsesStreamFormat(
   who: ResponseIdentity,
