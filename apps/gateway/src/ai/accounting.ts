@@ -274,12 +274,12 @@ export async function runAccounted(
 ): Promise<void> {
   const startedAt = rt.clock();
   // Key rules, paid lanes, the budget reservation (and a cached key's check): admission/admit.ts.
-  const { caller, storedKeys, budgetRequest, reservation: first } = await admit(
-    rt.admission,
-    res,
-    request,
-    startedAt,
-  );
+  const {
+    caller,
+    storedKeys,
+    budgetRequest,
+    reservation: first,
+  } = await admit(rt.admission, res, request, startedAt);
   const base: AccountingBase = {
     ...ledgerIdsOf(res),
     caller,
