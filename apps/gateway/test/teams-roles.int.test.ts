@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { buildGatewayOpenApi } from '@platform/contract';
 import request from 'supertest';
 import { insertTeam } from '../src/teams/repo';
 import { can, TEAM_PERMISSIONS, TEAM_ROLES, type TeamAction, type TeamRole } from '../src/teams/roles';
@@ -174,6 +175,16 @@ describe('team roles', () => {
         expect.stringContaining(`…/${c.path}`),
       ]);
     }
+  });
+
+  it('the OpenAPI document describes every route under a team', () => {
+    const paths = buildGatewayOpenApi().paths ?? {};
+    const documented = Object.entries(paths).flatMap(([p, item]) =>
+      p.startsWith('/api/v1/teams/{teamId}/')
+        ? Object.keys(item as object).map((m) => `${m} ${p.slice('/api/v1/teams/{teamId}/'.length)}`)
+        : [],
+    );
+    expect(documented.sort()).toEqual(teamRoutes().sort());
   });
 
   it('the table covers every route under a team (leave has its own test below)', () => {

@@ -98,3 +98,8 @@ export const ZTeamAuditResponse = z
   .object({ events: z.array(ZTeamAuditEvent) })
   .meta({ id: 'TeamAuditResponse' });
 export type TeamAuditResponse = z.infer<typeof ZTeamAuditResponse>;
+
+/** The answer of `POST …/members/role`. */
+export const ZTeamMemberRoleResponse = ZTeamMemberRoleRequest.meta({ id: 'TeamMemberRoleResponse' });
+/** The answer of `POST …/transfer`: the new owner. */
+export const ZTeamTransferResponse = z.object({ owner: z.uuid() }).meta({ id: 'TeamTransferResponse' });

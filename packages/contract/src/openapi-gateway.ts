@@ -14,6 +14,7 @@ import { registerAiPaths } from './openapi-gateway-ai';
 import { AUTH_TAGS, registerAuthPaths, SESSION_OR_API_KEY } from './openapi-gateway-auth';
 import { MCP_TAG, registerMcpPaths } from './openapi-gateway-mcp';
 import { OPENAI_EXTRA_SCHEMAS, OPENAI_TAG, registerOpenAiPaths } from './openapi-gateway-openai';
+import { registerTeamPaths, TEAMS_TAG } from './openapi-gateway-teams';
 import { registerBillingPaths, registerBudgetPaths, registerUsagePaths } from './openapi-gateway-usage';
 import { ANTHROPIC_TAG, registerWirePaths } from './openapi-gateway-wire';
 import {
@@ -138,6 +139,7 @@ export function buildGatewayOpenApi(
         registerUsagePaths(registry);
         registerBudgetPaths(registry);
         registerMcpPaths(registry);
+        registerTeamPaths(registry);
         registerBillingPaths(registry);
         registerConfigPath(registry);
         registerOpenAiPaths(registry);
@@ -153,6 +155,7 @@ export function buildGatewayOpenApi(
         },
         { name: 'Budgets', description: 'Token and cost budgets per user, API key and project.' },
         MCP_TAG,
+        TEAMS_TAG,
         OPENAI_TAG,
         ANTHROPIC_TAG,
       ],
