@@ -14,12 +14,12 @@ const USAGE = `Usage: npm run idle-rss -w @platform/bench -- [options]
   default WORKERS=auto), per process, after a full garbage collection:
   "fresh" (started, then idle), then "after chat" (one chat, one stream and
   one OpenAI-compatible chat per worker, then idle). Each worker collects
-  garbage on a signal (src/profile/memory-hook.cjs) and reports the packages
+  garbage (V8's last-resort collection) on a signal (src/profile/memory-hook.cjs) and reports the packages
   it has loaded. Alternating rounds when --variant-script is given.
   --variant-script <path>  a second build (e.g. /work/before/apps/gateway/dist/main.js)
   --variant-env "NAME=value ..."  added to the variant's environment
   --rounds <n>       rounds (default 3)
-  --idle <s>         idle seconds before each reading (default 3)
+  --idle <s>         idle seconds before each reading (default 10: V8's memory reducer runs)
   --modules          print the packages each worker loaded (fresh and after chat)
   --gateway-env, --gateway-node-args: as for peers
 Prints a markdown table (not recorded: paste it into bench/results/README.md).`;
@@ -129,7 +129,7 @@ async function main(): Promise<number> {
       'variant-script': { type: 'string' },
       'variant-env': { type: 'string', default: '' },
       rounds: { type: 'string', default: '3' },
-      idle: { type: 'string', default: '3' },
+      idle: { type: 'string', default: '10' },
       modules: { type: 'boolean', default: false },
     },
     USAGE,
@@ -201,7 +201,7 @@ function markdownOf(
   }
   lines.push(
     '',
-    `Medians of ${[...readings.values()][0]?.length ?? 0} rounds; RSS from /proc after two full GCs (before GC: the first worker's, just before).`,
+    `Medians of ${[...readings.values()][0]?.length ?? 0} rounds; RSS from /proc after a last-resort GC in each process (before GC: the first worker's RSS as it was after the idle seconds).`,
   );
   if (modules)
     for (const [label, runs] of readings)

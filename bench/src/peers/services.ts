@@ -90,6 +90,17 @@ export async function startProductionService(opts: {
 const GATEWAY_DIST = path.join(REPO_ROOT, 'apps', 'gateway', 'dist', 'main.js');
 
 /**
+ * The test lanes for another build (`--variant-script`, `--gateway-script`):
+ * without the media price entries (`per_image`, `per_second`, ...) that builds
+ * before them refuse at start (e.g. 6733dc1). Only chat is measured, and an
+ * unpriced media target is what those builds ran with.
+ */
+function lanesForOtherBuild(): typeof TEST_LANES {
+  const tokenPriced = Object.entries(TEST_LANES.prices).filter(([, price]) => 'input' in price);
+  return { ...TEST_LANES, prices: Object.fromEntries(tokenPriced) as typeof TEST_LANES.prices };
+}
+
+/**
  * Our gateway as production runs it: `node apps/gateway/dist/main.js` with
  * NODE_ENV=production, a fresh migrated Postgres database, Redis, LOG_LEVEL
  * info to stdout (a pipe, read and counted by the bench), and one real API key
@@ -124,7 +135,7 @@ export async function startOurGateway(
   await prisma.$disconnect();
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-peers-'));
   const lanesFile = path.join(dir, 'lanes.json');
-  writeFileSync(lanesFile, JSON.stringify(TEST_LANES));
+  writeFileSync(lanesFile, JSON.stringify(opts.script ? lanesForOtherBuild() : TEST_LANES));
   const providers = ['openrouter', 'groq', 'cerebras', 'google', 'openai', 'elevenlabs'];
   const service = await startProductionService({
     name: 'ours',

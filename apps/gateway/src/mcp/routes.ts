@@ -1,4 +1,3 @@
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { type RequestHandler, type Response, Router } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
 import type { SessionStore } from './sessions';
@@ -42,6 +41,9 @@ export function createMcpRouter(
       await session.transport.handleRequest(req, res, req.body);
       return;
     }
+    // The SDK's schemas load with the first session (issue 46: memory).
+    const { isInitializeRequest } =
+      require('@modelcontextprotocol/sdk/types.js') as typeof import('@modelcontextprotocol/sdk/types.js');
     if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
       return jsonRpcError(res, 400, -32000, 'Bad Request: No valid session ID provided');
     }

@@ -18,7 +18,6 @@ import type { McpGateway } from './gateway';
 import { exposedName } from './names';
 import { countUserServers, deleteUserServer, insertUserServer } from './server-repo';
 import { checkUserServerUrl } from './ssrf';
-import { openUpstreamSession } from './upstream';
 
 /** Registration and "see its tools" wait at most this long for the server. */
 const CHECK_TIMEOUT_MS = 15_000;
@@ -49,6 +48,8 @@ async function probeTools(
   let tools: Tool[] = [];
   try {
     const fetch = gateway.runtime.fetchFor(server);
+    // The MCP SDK's client side loads with the first probe or session (issue 46: memory).
+    const { openUpstreamSession } = require('./upstream') as typeof import('./upstream');
     const session = await openUpstreamSession(server, { timeoutMs, ...(fetch ? { fetch } : {}) });
     try {
       let cursor: string | undefined;

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { emptyCatalog } from './catalog';
 import { createSessionEventStore } from './event-store';
-import { createSessionServer } from './handlers';
 import type { McpRuntime, SessionOwner } from './runtime';
 import { createUpstreamPool, type UpstreamPool } from './upstream-pool';
 
@@ -73,6 +72,10 @@ export function createSessionStore(rt: McpRuntime): SessionStore {
       });
     },
     async open(owner) {
+      // The MCP SDK's server side loads with the first session, not at start (issue 46: memory).
+      const { StreamableHTTPServerTransport } =
+        require('@modelcontextprotocol/sdk/server/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+      const { createSessionServer } = require('./handlers') as typeof import('./handlers');
       const pool = createUpstreamPool({
         timeoutMs: (s) => s.timeout_ms ?? rt.config.timeout_ms,
         fetchFor: rt.fetchFor,

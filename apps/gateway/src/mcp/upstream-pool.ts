@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpServerConfig } from './config';
 import type { FetchLike } from './ssrf';
-import { openUpstreamSession, type UpstreamSession } from './upstream';
+import type { UpstreamSession } from './upstream';
 
 /**
  * The upstream sessions of one client session: at most one per server,
@@ -34,6 +34,8 @@ export function createUpstreamPool(opts: {
       if (closed) throw new Error('the client session is closed');
       let session = sessions.get(server.name);
       if (!session) {
+        // The MCP SDK's client side loads with the first upstream session (issue 46: memory).
+        const { openUpstreamSession } = require('./upstream') as typeof import('./upstream');
         session = openUpstreamSession(server, {
           timeoutMs: opts.timeoutMs(server),
           fetch: opts.fetchFor(server),

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { lruCache } from '../../cache/lru';
 import { createAnthropicUpstream } from './anthropic';
 import type { ProviderCatalog } from './catalog';
 import { type ChatUpstream, createChatUpstream } from './openai-chat';
 import { createResponsesUpstream } from './openai-responses';
+import { openAiSdk } from './openai-sdk';
 
 /** The provider keys of the gateway itself, read from the environment by the caller. */
 export type ServerProviderKeys = Readonly<Record<string, string | undefined>>;
@@ -104,7 +105,8 @@ export function createProviderRegistry(opts: {
       const id = credential.id;
       const cached = clients.get(id);
       if (cached) return cached;
-      const client = new OpenAI({
+      const SdkClient = openAiSdk();
+      const client = new SdkClient({
         apiKey: credential.apiKey,
         baseURL: credential.baseUrl,
         // Fallback to the next target is our retry; the SDK's own retries would

@@ -1,5 +1,5 @@
-import OpenAI from 'openai';
 import { DEFAULT_RETRY_POLICY, retryDelayMs } from '../fallback';
+import { openAiSdk } from './openai-sdk';
 import {
   classifyUpstreamError,
   isNetworkErrorCode,
@@ -9,6 +9,9 @@ import {
   toFinalError,
   UpstreamHttpError,
 } from './upstream-errors';
+
+// Loaded as a media or embeddings client loads it: from then on its errors are known.
+const OpenAI = openAiSdk();
 
 const none = { timedOut: false, clientGone: false };
 

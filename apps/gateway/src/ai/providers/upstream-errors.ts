@@ -1,5 +1,5 @@
 import { AppError } from '@platform/errors';
-import OpenAI from 'openai';
+import { loadedOpenAiSdk } from './openai-sdk';
 
 /** How one upstream attempt ended; the label of `ai_upstream_attempts_total`. */
 export type AttemptOutcome =
@@ -278,12 +278,14 @@ export function classifyUpstreamError(
     if (RESET_CODES.has(code)) failure.reset = true;
     return failure;
   }
+  // The SDK's classes only once a client of it exists (media, embeddings).
   // Under Jest the SDK's timeout surfaces as a plain APIConnectionError (realm
   // crossing loses the name), so the base class is what is checked.
-  if (err instanceof OpenAI.APIConnectionError) {
+  const OpenAI = loadedOpenAiSdk();
+  if (OpenAI && err instanceof OpenAI.APIConnectionError) {
     return { outcome: 'connection_error', status: undefined, retryAfter: null };
   }
-  if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
+  if (OpenAI && err instanceof OpenAI.APIError && typeof err.status === 'number') {
     const retryAfter = err.headers?.get('retry-after') ?? null;
     return { outcome: outcomeOfStatus(err.status), status: err.status, retryAfter };
   }
@@ -291,7 +293,7 @@ export function classifyUpstreamError(
   if (err instanceof TypeError || (err instanceof Error && /terminated|socket|ECONN/i.test(err.message))) {
     return { outcome: 'connection_error', status: undefined, retryAfter: null, reset: true };
   }
-  if (err instanceof OpenAI.OpenAIError)
+  if (OpenAI && err instanceof OpenAI.OpenAIError)
     return { outcome: 'server_error', status: undefined, retryAfter: null };
   throw err;
 }

@@ -13,7 +13,7 @@ import { completionUsage, runChatCompletion } from '../../ai/chat';
 import type { PreparedChat } from '../../ai/chat-request';
 import type { Target } from '../../ai/config/lanes';
 import type { AiRuntime } from '../../ai/runtime';
-import { type ChatToolSession, type McpToolRequest, openChatTools } from '../../mcp/chat-tools';
+import type { ChatToolSession, McpToolRequest } from '../../mcp/chat-tools';
 import type { McpGateway } from '../../mcp/gateway';
 import { unsupportedParameter } from '../errors';
 import { responseIdentity, toResponse } from './create-response';
@@ -130,6 +130,8 @@ export async function runChatWithMcp(
     apiKeyId: caller.apiKeyId ?? '',
     projectId: prepared.chat.projectId,
   };
+  // The MCP SDK loads with the first request that names MCP tools (issue 46: memory).
+  const { openChatTools } = require('../../mcp/chat-tools') as typeof import('../../mcp/chat-tools');
   const tools = await openChatTools(mcp, owner, requested);
   const own = (prepared.chat.params.tools ?? []).filter((t) => (t as { type?: unknown }).type !== 'mcp');
   // The loop runs through the chat path: the request is not passed as sent to a Responses target.
