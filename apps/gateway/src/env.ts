@@ -1,10 +1,10 @@
+import { BUDGET_DEFAULT_ENTRY } from '@platform/contract';
 import { PROVIDERS } from '@platform/contract/providers';
 import { envFields, otelVariablesOf, parseEnv, serviceEnvFields } from '@platform/service-kit';
 import { z } from 'zod';
 import { checkSsoEnv, SSO_ENV_FIELDS } from './env-sso';
 
 /** One AI_BUDGET_DEFAULTS entry: `scope.period.unit=limit` (budgets/rules.ts parses it). */
-export const BUDGET_DEFAULT_ENTRY = /^(user|api_key|project)\.(daily|monthly)\.(tokens|cost)=\d{1,15}$/;
 
 const { urlOf } = envFields;
 

@@ -2,10 +2,26 @@ import { z } from 'zod';
 import { ZIsoTimestamp } from './common';
 import { storableText, ZProjectId } from './gateway-common';
 
-export const ZBudgetScope = z.enum(['user', 'api_key', 'project']);
-export const ZBudgetPeriod = z.enum(['daily', 'monthly']);
+/**
+ * The budget kinds, the one table: every scope, period and unit a budget can
+ * have. The schemas below, the gateway's arrays and types (budgets/rules.ts)
+ * and the AI_BUDGET_DEFAULTS pattern are derived from it.
+ */
+export const BUDGET_KINDS = {
+  scopes: ['user', 'api_key', 'project'],
+  periods: ['daily', 'monthly'],
+  units: ['tokens', 'cost'],
+} as const;
+
+/** `scope.period.unit=limit`: an entry of the gateway's AI_BUDGET_DEFAULTS, over BUDGET_KINDS. */
+export const BUDGET_DEFAULT_ENTRY = new RegExp(
+  `^(${BUDGET_KINDS.scopes.join('|')})\\.(${BUDGET_KINDS.periods.join('|')})\\.(${BUDGET_KINDS.units.join('|')})=\\d{1,15}$`,
+);
+
+export const ZBudgetScope = z.enum(BUDGET_KINDS.scopes);
+export const ZBudgetPeriod = z.enum(BUDGET_KINDS.periods);
 export const ZBudgetUnit = z
-  .enum(['tokens', 'cost'])
+  .enum(BUDGET_KINDS.units)
   .meta({ description: '`tokens`: total tokens; `cost`: micro-units of the gateway currency.' });
 
 /** Which budget: `subject` is '' for scope user, the API key id, or the project id. */

@@ -1,8 +1,9 @@
+import { BUDGET_DEFAULT_ENTRY, BUDGET_KINDS } from '@platform/contract';
 import { z } from 'zod';
 
-export const BUDGET_SCOPES = ['user', 'api_key', 'project'] as const;
-export const BUDGET_PERIODS = ['daily', 'monthly'] as const;
-export const BUDGET_UNITS = ['tokens', 'cost'] as const;
+export const BUDGET_SCOPES = BUDGET_KINDS.scopes;
+export const BUDGET_PERIODS = BUDGET_KINDS.periods;
+export const BUDGET_UNITS = BUDGET_KINDS.units;
 export type BudgetScope = (typeof BUDGET_SCOPES)[number];
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
 /** `tokens`: total tokens; `cost`: micro-units of the configured currency. */
@@ -63,12 +64,7 @@ export function counterKey(userId: string, id: BudgetId, label: string): string 
 }
 
 /** `scope.period.unit=limit` entries of AI_BUDGET_DEFAULTS. */
-const ZDefaultEntry = z
-  .string()
-  .regex(
-    /^(user|api_key|project)\.(daily|monthly)\.(tokens|cost)=\d{1,15}$/,
-    'must be scope.period.unit=limit',
-  );
+const ZDefaultEntry = z.string().regex(BUDGET_DEFAULT_ENTRY, 'must be scope.period.unit=limit');
 
 export function parseBudgetDefaults(entries: readonly string[]): BudgetDefault[] {
   return entries.map((entry) => {
