@@ -1,6 +1,7 @@
-import type { Attributes, Context, ContextAPI, Span, SpanKind, TraceAPI } from '@opentelemetry/api';
+import type { Attributes, Context, ContextAPI, Span, TraceAPI } from '@opentelemetry/api';
 import { addAccessLogFields } from '@platform/logging';
 import type { RequestHandler } from 'express';
+import { createOtlpProtobufTraceExporter, usesOtlpProtobuf } from './otlp-exporter';
 
 /**
  * OpenTelemetry traces, on only when the standard OTEL_* variables ask for
@@ -22,11 +23,17 @@ type On = {
   };
   tracer: ReturnType<TraceAPI['getTracer']>;
   requestSpanKey: symbol;
-  kinds: typeof SpanKind;
+  /** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: prompts and answers go on spans. */
+  captureContent: boolean;
   statusError: number;
 };
 
 let on: On | undefined;
+
+/** Span options without attributes, shared (the values of api.SpanKind). */
+const CLIENT_OPTIONS = { kind: 2 } as const;
+const INTERNAL_OPTIONS = { kind: 0 } as const;
+const SERVER_OPTIONS = { kind: 1 } as const;
 
 /** A span, or undefined while tracing is off (every helper takes both). */
 export type TraceSpan = Span | undefined;
@@ -71,6 +78,8 @@ export function startTracing(opts: { service: string; env: Env }): Tracing | und
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const sdk = new NodeSDK({
     ...(opts.env.OTEL_SERVICE_NAME ? {} : { serviceName: opts.service }),
+    // OTLP/HTTP protobuf (the default): the SDK's exporter with our faster encoder (otlp-exporter.ts).
+    ...(usesOtlpProtobuf(opts.env) ? { traceExporter: createOtlpProtobufTraceExporter() } : {}),
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [],
@@ -80,7 +89,8 @@ export function startTracing(opts: { service: string; env: Env }): Tracing | und
     api,
     tracer: api.trace.getTracer(`@platform/${opts.service}`),
     requestSpanKey: api.createContextKey('platform request span'),
-    kinds: api.SpanKind,
+    captureContent:
+      opts.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true',
     statusError: api.SpanStatusCode.ERROR,
   };
   const provider = () =>
@@ -106,6 +116,15 @@ export function tracingOn(): boolean {
   return on !== undefined;
 }
 
+/**
+ * Whether spans may carry prompt and answer text: only with tracing on and
+ * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (the variable the
+ * OpenTelemetry GenAI instrumentations use). Off by default.
+ */
+export function tracingCapturesContent(): boolean {
+  return on?.captureContent === true;
+}
+
 /** The route as Express matched it (`/api/v1/ai/chat/stream`), else undefined. */
 function routeOf(req: Parameters<RequestHandler>[0]): string | undefined {
   const path = (req.route as { path?: unknown } | undefined)?.path;
@@ -123,18 +142,12 @@ export function traceRequests(): RequestHandler {
     const t = on;
     if (!t) return next();
     const parent = t.api.propagation.extract(t.api.ROOT_CONTEXT, req.headers);
-    const span = t.tracer.startSpan(
-      req.method,
-      {
-        kind: t.kinds.SERVER,
-        attributes: {
-          'http.request.method': req.method,
-          'url.path': req.path,
-          ...(req.get('user-agent') ? { 'user_agent.original': req.get('user-agent') } : {}),
-        },
-      },
-      parent,
-    );
+    const span = t.tracer.startSpan(req.method, SERVER_OPTIONS, parent);
+    // Set after the start, not passed to it: the SDK cleans start attributes twice (copies
+    // included); the standard samplers do not read them.
+    span.setAttribute('http.request.method', req.method).setAttribute('url.path', req.path);
+    const agent = req.headers['user-agent'];
+    if (agent) span.setAttribute('user_agent.original', agent);
     const ctx = t.api.trace.setSpan(parent, span).setValue(t.requestSpanKey, span);
     addAccessLogFields(res, { trace_id: span.spanContext().traceId });
     let ended = false;
@@ -156,18 +169,22 @@ export function traceRequests(): RequestHandler {
   };
 }
 
-/** A child of the active span (a request's, an attempt's), or undefined while tracing is off. */
+/**
+ * A child of the active span (a request's, an attempt's), or undefined while
+ * tracing is off. The attributes are set after the start rather than passed
+ * to it: the SDK cleans start attributes twice, copying them each time, and
+ * none of the standard samplers (OTEL_TRACES_SAMPLER) reads them.
+ */
 export function startSpan(
   name: string,
-  attributes: Attributes,
+  attributes: Attributes | undefined,
   kind: 'internal' | 'client' = 'internal',
 ): TraceSpan {
   const t = on;
   if (!t) return undefined;
-  return t.tracer.startSpan(name, {
-    kind: kind === 'client' ? t.kinds.CLIENT : t.kinds.INTERNAL,
-    attributes,
-  });
+  const span = t.tracer.startSpan(name, kind === 'client' ? CLIENT_OPTIONS : INTERNAL_OPTIONS);
+  if (attributes) span.setAttributes(attributes);
+  return span;
 }
 
 /** Runs `fn` with `span` active (its children and outgoing `traceparent` hang under it). */
@@ -188,12 +205,21 @@ export function endSpan(span: TraceSpan, attributes?: Attributes, errorType?: st
   span.end();
 }
 
-/** `fn` inside a span of its own, ended when it settles (failed when it throws). */
-export async function traced<T>(name: string, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
-  const span = startSpan(name, attributes);
-  if (!span) return fn();
+/**
+ * `fn` inside a span of its own, ended when it settles (failed when it throws).
+ * The span is not made active: `fn` starts no spans of its own (a leaf, such
+ * as the budget reservation), so no context is built for it. Off, `fn` is
+ * called as it is, without a wrapping promise.
+ */
+export function traced<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  if (!on) return fn();
+  return tracedOn(name, fn);
+}
+
+async function tracedOn<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const span = startSpan(name, undefined);
   try {
-    const value = await inSpan(span, fn);
+    const value = await fn();
     endSpan(span);
     return value;
   } catch (err) {
@@ -207,6 +233,13 @@ export function annotateSpan(attributes: Attributes): void {
   const t = on;
   if (!t) return;
   t.api.trace.getActiveSpan()?.setAttributes(attributes);
+}
+
+/** The request's SERVER span, from anywhere inside the request; undefined while tracing is off. */
+export function requestSpan(): TraceSpan {
+  const t = on;
+  if (!t) return undefined;
+  return t.api.context.active().getValue(t.requestSpanKey) as Span | undefined;
 }
 
 /** Adds attributes to the request's SERVER span, from anywhere inside the request. */

@@ -18,7 +18,7 @@ describe('tracing is on only when the standard OTEL_* variables ask for it', () 
     expect(tracingOn()).toBe(false);
     const headers = { authorization: 'Bearer x' };
     expect(withTraceHeaders(headers)).toBe(headers);
-    await expect(traced('x', {}, async () => 42)).resolves.toBe(42);
+    await expect(traced('x', async () => 42)).resolves.toBe(42);
     const loaded = Object.keys(require.cache).filter((k) => k.includes('@opentelemetry/sdk-node'));
     expect(loaded).toEqual([]);
   });

@@ -4,8 +4,9 @@ import { type LoopbackServer, listenLoopback, readBody, sendJson } from './http-
  * An OTLP/HTTP trace receiver on loopback for tests: the services' real
  * exporter (OTEL_EXPORTER_OTLP_ENDPOINT=<url>, OTEL_EXPORTER_OTLP_PROTOCOL=http/json)
  * posts to `<url>/v1/traces`, and the test reads the spans back flattened.
- * OTLP/JSON only (the protocol the tests choose); protobuf bodies get 415 so a
- * misconfigured test fails loudly instead of seeing no spans.
+ * OTLP/JSON is decoded into `spans`; OTLP/protobuf bodies (the SDK's default
+ * protocol) are kept as they came in `protobufBodies`, undecoded, for tests of
+ * the protobuf exporter itself. Anything else gets 415.
  */
 
 /** One received span, its attributes as plain values (ints as numbers, arrays as arrays). */
@@ -29,8 +30,10 @@ export type ReceivedSpan = {
 
 export type OtlpReceiver = LoopbackServer & {
   spans: ReceivedSpan[];
-  /** Export requests refused (not OTLP/JSON). */
+  /** Export requests refused (neither OTLP/JSON nor OTLP/protobuf to POST /v1/traces). */
   refused: number;
+  /** Raw bodies of OTLP/protobuf exports (`application/x-protobuf`), in arrival order. */
+  protobufBodies: Buffer[];
   /** Waits until `predicate` holds for the spans received so far (or throws after `timeoutMs`). */
   waitFor(predicate: (spans: ReceivedSpan[]) => boolean, timeoutMs?: number): Promise<ReceivedSpan[]>;
   clear(): void;
@@ -104,12 +107,23 @@ export function flattenOtlpTraces(body: ExportRequest): ReceivedSpan[] {
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   let refused = 0;
+  const protobufBodies: Buffer[] = [];
   const server = await listenLoopback(async (req, res) => {
     const body = await readBody(req);
-    const json = (req.headers['content-type'] ?? '').startsWith('application/json');
-    if (req.method !== 'POST' || req.url !== '/v1/traces' || !json) {
+    const type = req.headers['content-type'] ?? '';
+    const json = type.startsWith('application/json');
+    const protobuf = type.startsWith('application/x-protobuf');
+    if (req.method !== 'POST' || req.url !== '/v1/traces' || !(json || protobuf)) {
       refused += 1;
-      sendJson(res, json ? 404 : 415, { error: 'send OTLP/JSON to POST /v1/traces' });
+      sendJson(res, json || protobuf ? 404 : 415, {
+        error: 'send OTLP/JSON or OTLP/protobuf to POST /v1/traces',
+      });
+      return;
+    }
+    if (protobuf) {
+      protobufBodies.push(body);
+      // An empty ExportTraceServiceResponse: zero bytes.
+      res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': '0' }).end();
       return;
     }
     spans.push(...flattenOtlpTraces(JSON.parse(body.toString('utf8')) as ExportRequest));
@@ -120,11 +134,13 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     port: server.port,
     close: server.close,
     spans,
+    protobufBodies,
     get refused() {
       return refused;
     },
     clear() {
       spans.length = 0;
+      protobufBodies.length = 0;
     },
     async waitFor(predicate, timeoutMs = 5_000) {
       const until = Date.now() + timeoutMs;

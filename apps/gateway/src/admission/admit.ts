@@ -53,7 +53,7 @@ export async function admit<R extends AdmissionRequest, K>(
   const budgetRequest = ports.budgetRequestOf(caller, request, at);
   const [storedKeys, reservation] = await Promise.all([
     ports.storedKeys(caller.userId),
-    traced('gateway.budget.reserve', {}, () =>
+    traced('gateway.budget.reserve', () =>
       reserveAdmitted(ports.budgets, takePendingAdmission(res), budgetRequest),
     ),
   ]);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChatUsage } from '@platform/contract';
 import { AppError, isAppError } from '@platform/errors';
 import { addAccessLogFields, type Logger } from '@platform/logging';
-import { endSpan, sendJson, startSpan } from '@platform/service-kit';
+import { endSpan, sendJson, startSpan, tracingOn } from '@platform/service-kit';
 import type { Response } from 'express';
 import { type AdmissionPorts, admit } from '../admission/admit';
 import type { Caller } from '../admission/caller';
@@ -390,7 +390,9 @@ function createFinish(
       annotateRecord(record);
       rt.metrics.requestFinished(record);
       onRecord(record, outcome);
-      const span = startSpan('gateway.ledger.append', { 'gateway.request_id': record.requestId });
+      const span = tracingOn()
+        ? startSpan('gateway.ledger.append', { 'gateway.request_id': record.requestId })
+        : undefined;
       // Issued in the same tick: one pipelined round trip to Redis.
       const [appended, settled] = await Promise.allSettled([
         rt.ledger.append(record),

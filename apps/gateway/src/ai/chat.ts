@@ -1,7 +1,7 @@
 import type { ChatCompletionResponse, ChatUsage } from '@platform/contract';
 import { annotateSpan, tracingOn } from '@platform/service-kit';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { chatResponseAttributes } from '../observability/spans';
+import { captureChatContent, chatResponseAttributes } from '../observability/spans';
 import { estimateChatPrompt, estimateTokens } from '../usage/estimate';
 import type { PreparedChat } from './chat-request';
 import type { Target } from './config/lanes';
@@ -73,7 +73,10 @@ export function runChatCompletion(
       const body = prepared.forTarget ? params : { ...params, stream: false };
       const completion = await rt.providers.chat(credential).complete(body, signal, prepared.native);
       // On the attempt's span: the model, finish reasons and tokens the provider reported.
-      if (tracingOn()) annotateSpan(chatResponseAttributes(completion));
+      if (tracingOn()) {
+        annotateSpan(chatResponseAttributes(completion));
+        captureChatContent(params.messages, completion.choices);
+      }
       return completion;
     },
   });

@@ -217,9 +217,10 @@ export async function runWithFallback<T>(opts: FallbackOptions<T>): Promise<Fall
       });
       try {
         // The attempt's span is active inside: the provider call carries it on as `traceparent`.
-        const value = await inSpan(span, () =>
-          opts.attempt({ target, credential, signal: controller.signal }),
-        );
+        // Tracing off (no span): called directly, no closure or context for it.
+        const value = await (span
+          ? inSpan(span, () => opts.attempt({ target, credential, signal: controller.signal }))
+          : opts.attempt({ target, credential, signal: controller.signal }));
         clearTimeout(timer);
         const latencyMs = opts.clock() - attemptStart;
         logAttempt(

@@ -6,7 +6,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isAppError } from '@platform/errors';
-import { endSpan, inSpan, startSpan } from '@platform/service-kit';
+import { endSpan, inSpan, startSpan, tracingOn } from '@platform/service-kit';
 import type { FinishToolCall } from './accounting';
 import { type CatalogContext, listTools, timeoutOf, visibleServers } from './catalog';
 import type { McpServerConfig } from './config';
@@ -174,11 +174,17 @@ export async function callTool(
   let value: CallToolResult | undefined;
   let failure: unknown;
   // The GenAI conventions' tool span; the call's context carries it to the upstream session.
-  const span = startSpan(
-    `execute_tool ${tool}`,
-    { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'gateway.mcp.server': server.name },
-    'client',
-  );
+  const span = tracingOn()
+    ? startSpan(
+        `execute_tool ${tool}`,
+        {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': tool,
+          'gateway.mcp.server': server.name,
+        },
+        'client',
+      )
+    : undefined;
   try {
     const client = await ctx.pool.client(server);
     value = (await inSpan(span, () =>
@@ -188,11 +194,12 @@ export async function callTool(
     failure = err;
   }
   const outcome = outcomeOf(server, timeout, value, failure);
-  endSpan(
-    span,
-    { 'gateway.mcp.result': outcome.result, 'http.response.status_code': outcome.status },
-    outcome.result === 'ok' ? undefined : outcome.result,
-  );
+  if (span)
+    endSpan(
+      span,
+      { 'gateway.mcp.result': outcome.result, 'http.response.status_code': outcome.status },
+      outcome.result === 'ok' ? undefined : outcome.result,
+    );
   const bytesIn = Buffer.byteLength(JSON.stringify(params.arguments ?? {}));
   const bytesOut = value ? Buffer.byteLength(JSON.stringify(value)) : 0;
   if (outcome.value && bytesOut > rt.config.max_result_bytes) {

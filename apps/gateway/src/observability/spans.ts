@@ -1,9 +1,12 @@
+import { redactLine } from '@platform/logging';
 import {
-  annotateRequest,
+  annotateSpan,
   endSpan,
   requestEvent,
+  requestSpan,
   startSpan,
   type TraceSpan,
+  tracingCapturesContent,
   tracingOn,
 } from '@platform/service-kit';
 import type { LedgerRecord } from '../usage/record';
@@ -12,8 +15,9 @@ import type { LedgerRecord } from '../usage/record';
  * The gateway's spans and attributes (docs/observability.md): the OpenTelemetry
  * GenAI semantic conventions (`gen_ai.*`, names as in
  * @opentelemetry/semantic-conventions/incubating) plus the gateway's own
- * (`gateway.*`). Never a prompt or an answer: only ids, names, counts and
- * outcomes. Every function returns at once while tracing is off.
+ * (`gateway.*`). No prompt or answer unless the operator asks for them
+ * (captureChatContent); otherwise only ids, names, counts and outcomes. Every
+ * function returns at once while tracing is off.
  */
 
 /** Endpoints that are not a chat, by their `gen_ai.operation.name`; every chat wire format is `chat`. */
@@ -55,22 +59,20 @@ export function startAttemptSpan(a: AttemptStart): TraceSpan {
   // Tracing off: no attributes built on the request path.
   if (!tracingOn()) return undefined;
   const operation = operationOf(a.endpoint);
-  return startSpan(
-    `${operation} ${a.target.model}`,
-    {
-      'gen_ai.operation.name': operation,
-      'gen_ai.provider.name': a.target.provider,
-      'gen_ai.request.model': a.target.model,
-      'gateway.endpoint': a.endpoint,
-      'gateway.target': `${a.target.provider}/${a.target.model}`,
-      'gateway.target.position': a.position,
-      'gateway.attempt': a.attempt,
-      'gateway.retry': a.retry,
-      'gateway.byok': a.credential.byok,
-      'gateway.breaker.state': a.breakerState,
-    },
-    'client',
-  );
+  const span = startSpan(`${operation} ${a.target.model}`, undefined, 'client');
+  if (!span) return undefined;
+  // Defaults (a first try, the server's key) are left out: fewer bytes per span to build and send.
+  span
+    .setAttribute('gen_ai.operation.name', operation)
+    .setAttribute('gen_ai.provider.name', a.target.provider)
+    .setAttribute('gen_ai.request.model', a.target.model)
+    .setAttribute('gateway.target', `${a.target.provider}/${a.target.model}`)
+    .setAttribute('gateway.target.position', a.position)
+    .setAttribute('gateway.attempt', a.attempt)
+    .setAttribute('gateway.breaker.state', a.breakerState);
+  if (a.retry > 0) span.setAttribute('gateway.retry', a.retry);
+  if (a.credential.byok) span.setAttribute('gateway.byok', true);
+  return span;
 }
 
 /** Ends an attempt's span with its outcome; a failure carries `error.type` (the outcome) and the status. */
@@ -81,13 +83,12 @@ export function endAttemptSpan(
   latencyMs: number,
 ): void {
   if (!span) return;
-  const attributes = {
-    'gateway.attempt.outcome': result.outcome,
-    'gateway.attempt.latency_ms': latencyMs,
-    ...(result.status !== undefined ? { 'http.response.status_code': result.status } : {}),
-    ...(result.reason ? { 'gateway.attempt.reason': result.reason } : {}),
-  };
-  endSpan(span, attributes, result.outcome === 'success' ? undefined : result.outcome);
+  span
+    .setAttribute('gateway.attempt.outcome', result.outcome)
+    .setAttribute('gateway.attempt.latency_ms', latencyMs);
+  if (result.status !== undefined) span.setAttribute('http.response.status_code', result.status);
+  if (result.reason) span.setAttribute('gateway.attempt.reason', result.reason);
+  endSpan(span, undefined, result.outcome === 'success' ? undefined : result.outcome);
 }
 
 /** A target passed over without an attempt (cooling down, no key): an event on the request span. */
@@ -105,28 +106,28 @@ export function targetSkipped(target: Target, why: 'breaker_open' | 'no_key'): v
 export function annotateRecord(record: LedgerRecord): void {
   // Tracing off: no attributes built on the request path.
   if (!tracingOn()) return;
-  annotateRequest(
-    {
-      'gen_ai.operation.name': operationOf(record.endpoint),
-      ...(record.provider ? { 'gen_ai.provider.name': record.provider } : {}),
-      ...(record.model ? { 'gen_ai.response.model': record.model } : {}),
-      'gen_ai.usage.input_tokens': record.promptTokens,
-      'gen_ai.usage.output_tokens': record.completionTokens,
-      'gen_ai.usage.cache_read.input_tokens': record.cachedTokens,
-      'gateway.endpoint': record.endpoint,
-      ...(record.lane ? { 'gateway.lane': record.lane } : {}),
-      'gateway.project': record.projectId,
-      ...(record.apiKeyId ? { 'gateway.key_id': record.apiKeyId } : {}),
-      'gateway.user_id': record.userId,
-      'gateway.request_id': record.requestId,
-      'gateway.cost_micros': record.costMicros,
-      'gateway.currency': record.currency,
-      'gateway.tokens_estimated': record.estimated,
-      'gateway.byok': record.byok,
-      'gateway.status': record.status,
-    },
-    record.status >= 400 ? String(record.status) : undefined,
-  );
+  const span = requestSpan();
+  if (!span) return;
+  // Zero cached tokens, exact counts and the server's key are the usual case and left out.
+  span
+    .setAttribute('gen_ai.operation.name', operationOf(record.endpoint))
+    .setAttribute('gen_ai.usage.input_tokens', record.promptTokens)
+    .setAttribute('gen_ai.usage.output_tokens', record.completionTokens)
+    .setAttribute('gateway.endpoint', record.endpoint)
+    .setAttribute('gateway.project', record.projectId)
+    .setAttribute('gateway.user_id', record.userId)
+    .setAttribute('gateway.request_id', record.requestId)
+    .setAttribute('gateway.cost_micros', record.costMicros)
+    .setAttribute('gateway.currency', record.currency)
+    .setAttribute('gateway.status', record.status);
+  if (record.provider) span.setAttribute('gen_ai.provider.name', record.provider);
+  if (record.model) span.setAttribute('gen_ai.response.model', record.model);
+  if (record.cachedTokens > 0) span.setAttribute('gen_ai.usage.cache_read.input_tokens', record.cachedTokens);
+  if (record.lane) span.setAttribute('gateway.lane', record.lane);
+  if (record.apiKeyId) span.setAttribute('gateway.key_id', record.apiKeyId);
+  if (record.estimated) span.setAttribute('gateway.tokens_estimated', true);
+  if (record.byok) span.setAttribute('gateway.byok', true);
+  if (record.status >= 400) span.setAttribute('error.type', String(record.status));
 }
 
 /** The provider's own account of a chat answer, on the active attempt span. */
@@ -146,4 +147,29 @@ export function chatResponseAttributes(completion: {
       ? { 'gen_ai.usage.output_tokens': completion.usage.completion_tokens }
       : {}),
   };
+}
+
+/** Characters of captured messages kept per attribute; longer text is cut and marked. */
+export const CAPTURE_MAX_CHARS = 16_384;
+
+function captured(value: unknown): string {
+  const text = redactLine(JSON.stringify(value) ?? 'null');
+  return text.length > CAPTURE_MAX_CHARS ? `${text.slice(0, CAPTURE_MAX_CHARS)}…[truncated]` : text;
+}
+
+/**
+ * With OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true only: the
+ * messages sent (`gen_ai.input.messages`) and, for a non-streamed answer, the
+ * choices' messages (`gen_ai.output.messages`) on the active attempt span, as
+ * JSON with secrets masked as in the logs (@platform/logging redactLine) and
+ * cut at CAPTURE_MAX_CHARS. Otherwise nothing, and nothing is serialised.
+ */
+export function captureChatContent(
+  messages: unknown,
+  choices?: ReadonlyArray<{ message?: unknown; finish_reason?: string | null }>,
+): void {
+  if (!tracingCapturesContent()) return;
+  const attributes: Record<string, string> = { 'gen_ai.input.messages': captured(messages) };
+  if (choices) attributes['gen_ai.output.messages'] = captured(choices.map((c) => c.message));
+  annotateSpan(attributes);
 }

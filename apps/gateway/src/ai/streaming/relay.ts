@@ -3,6 +3,7 @@ import { ERROR_CODES, isAppError } from '@platform/errors';
 import { addAccessLogFields } from '@platform/logging';
 import type { Response } from 'express';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { captureChatContent } from '../../observability/spans';
 import { estimateChatPrompt, estimateTokens } from '../../usage/estimate';
 import { type AccountedCall, CLIENT_CLOSED_STATUS } from '../accounting';
 import { type CacheTokens, toChatUsage, upstreamChatParams } from '../chat';
@@ -204,6 +205,8 @@ function openTargets(
         ? continuationMessages(params.messages, continuing.sent, continuing.mode)
         : params.messages;
       const body = { ...params, messages, stream: true, stream_options: { include_usage: true } };
+      // Off unless the operator asked for message content on spans (docs/observability.md).
+      captureChatContent(messages);
       try {
         const iterator = await rt.providers.chat(credential).stream(body, signal, onGarbled, prepared.native);
         return await readToFirstOutput(iterator, signal, continuing !== null);

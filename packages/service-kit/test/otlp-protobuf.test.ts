@@ -1,0 +1,120 @@
+import {
+  type Context,
+  createTraceState,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+} from '@opentelemetry/api';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import { encodeTraceExport } from '../src/otlp-protobuf';
+
+/**
+ * Our encoder must write exactly the bytes of the SDK's own protobuf
+ * serializer (the reference a collector is tested against), for every shape a
+ * span can take: kinds, remote and local parents, trace state, events, links,
+ * status messages, and every attribute type including non-ASCII text, long
+ * strings (multi-byte lengths), negative and 64-bit integers, doubles and arrays.
+ */
+
+async function finishedSpans(): Promise<ReadableSpan[]> {
+  const exporter = new InMemorySpanExporter();
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'gateway', 'host.name': 'hôte-1', pid: 4242 }),
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  });
+  const tracer = provider.getTracer('@platform/gateway', '1.2.3');
+  const other = provider.getTracer('@platform/other');
+  const remote: Context = trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+    spanId: '00f067aa0ba902b7',
+    traceFlags: TraceFlags.SAMPLED,
+    isRemote: true,
+  });
+  const server = tracer.startSpan(
+    'POST /api/v1/ai/chat/stream',
+    {
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': 'POST', 'user_agent.original': 'curl/8 – ünïcødé ✓ 😀' },
+    },
+    remote,
+  );
+  const inside = trace.setSpan(remote, server);
+  const attempt = tracer.startSpan(
+    'chat free-a',
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gateway.target.position': 1,
+        'gateway.byok': false,
+        'gateway.cost': 0.125,
+        'gateway.negative': -42,
+        'gateway.big': 2 ** 40 + 7,
+        'gateway.negative_big': -(2 ** 40) - 3,
+        'gen_ai.response.finish_reasons': ['stop', 'length'],
+        'gateway.flags': [true, false],
+        'gateway.numbers': [1, 2.5, -3],
+        'gateway.long': 'x'.repeat(300),
+        'gateway.long_unicode': 'é'.repeat(200),
+        'gateway.nearly_short': 'ü'.repeat(42),
+      },
+      links: [
+        { context: server.spanContext(), attributes: { 'link.reason': 'continuation' } },
+        { context: { traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), traceFlags: TraceFlags.NONE } },
+      ],
+    },
+    inside,
+  );
+  attempt.addEvent('gateway.target.skipped', { 'gateway.skip.reason': 'breaker_open' });
+  attempt.addEvent('bare');
+  attempt.setStatus({ code: SpanStatusCode.ERROR, message: 'rate limited – 429' });
+  attempt.end();
+  other.startSpan('gateway.ledger.append', { kind: SpanKind.INTERNAL }, inside).end();
+  const stated = tracer.startSpan(
+    'stated',
+    {},
+    trace.setSpanContext(ROOT_CONTEXT, {
+      ...server.spanContext(),
+      isRemote: true,
+      traceState: createTraceState('vendor=value,other=1'),
+    }),
+  );
+  stated.setStatus({ code: SpanStatusCode.OK });
+  stated.end();
+  server.setAttribute('http.response.status_code', 200);
+  server.end();
+  await provider.forceFlush();
+  return exporter.getFinishedSpans();
+}
+
+describe('encodeTraceExport: the OTLP/protobuf request, as the SDK writes it', () => {
+  it('is byte for byte the reference serializer for spans of every shape', async () => {
+    const spans = await finishedSpans();
+    expect(spans).toHaveLength(4);
+    const reference = ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array;
+    const ours = encodeTraceExport(spans);
+    expect(ours.length).toBe(reference.length);
+    expect(Buffer.from(ours).equals(Buffer.from(reference))).toBe(true);
+  });
+
+  it('matches it for a batch the size of an export (lengths of several bytes at every level)', async () => {
+    const spans = await finishedSpans();
+    const batch = Array.from({ length: 600 }, (_v, i) => spans[i % spans.length] as ReadableSpan);
+    const reference = Buffer.from(ProtobufTraceSerializer.serializeRequest(batch) as Uint8Array);
+    expect(reference.length).toBeGreaterThan(2_097_152 / 8);
+    expect(Buffer.from(encodeTraceExport(batch)).equals(reference)).toBe(true);
+  });
+
+  it('an empty batch is an empty request', () => {
+    expect(encodeTraceExport([])).toHaveLength(0);
+  });
+});
