@@ -6,9 +6,16 @@ import { runMain } from '../cli';
 import { runLoad } from '../load/run-load';
 import type { LoadResult, LoadSpec } from '../load/types';
 import { describeMachine, type MachineInfo, readGitInfo } from '../report/machine';
-import { COLORS, renderBarChart } from '../report/svg';
+import { COLORS, type Panel, renderBarChart } from '../report/svg';
 import { parseEnvPairs, parsePeerCli, peerStores } from './cli';
-import { cpuMsOf, memoryMbOf, REPO_ROOT, type ServiceProcess, startOrClose } from './processes';
+import {
+  cpuMsOf,
+  memoryMbOf,
+  processTreeOf,
+  REPO_ROOT,
+  type ServiceProcess,
+  startOrClose,
+} from './processes';
 import { gatewaySettingsText, median, printOrRecord, round2, roundTo } from './record';
 import {
   type OurGateway,
@@ -88,12 +95,32 @@ export type PeersRecord = {
     sequentialAddedMsOurs: { p50: number; p99: number };
     sequentialAddedMsPortkey: { p50: number; p99: number } | null;
   };
-  ours: { logLinesPerRequest: number; errorLines: number; peakRssMb: number; variantPeakRssMb?: number };
-  portkey: { peakRssMb: number } | null;
+  ours: {
+    logLinesPerRequest: number;
+    errorLines: number;
+    peakRssMb: number;
+    variantPeakRssMb?: number;
+    /** Idle after the preflight (IDLE_SEC), before any load: the whole tree, and each worker. */
+    idleRssMb?: number;
+    idleRssPerWorkerMb?: number[];
+    variantIdleRssMb?: number;
+    variantIdleRssPerWorkerMb?: number[];
+  };
+  portkey: { peakRssMb: number; idleRssMb?: number } | null;
   problems: string[];
 };
 
 const MESSAGES = [{ role: 'user', content: 'Say hello to the benchmark.' }];
+/** Seconds every target idles after the preflight before its resident memory is read (V8's memory reducer runs after ~8 s). */
+const IDLE_SEC = 10;
+
+/** RSS in MB of a process tree, and of each process under its primary (a worker; the process itself when it is alone). */
+function idleMemoryOf(pid: number): { tree: number; perWorker: number[] } {
+  const tree = processTreeOf(pid);
+  const workers = tree.length > 1 ? tree.slice(1) : tree;
+  return { tree: memoryMbOf(pid, tree).rss, perWorker: workers.map((w) => memoryMbOf(w, [w]).rss) };
+}
+
 /** Seconds of unmeasured load on every target before the first round. */
 const WARM_SEC = 4;
 /** The key our gateway sends to groq (free-a), so the direct runs authenticate as it does. */
@@ -292,6 +319,9 @@ function markdownOf(r: PeersRecord, files: { json: string; svg: string } | null)
     '',
     `Ratios: loaded req/s ours/Portkey **${r.ratios.loadedReqPerSecOursOverPortkey ?? '–'}** (target ≥ 3)${variantLabel ? ` (${variantLabel}: ${r.ratios.loadedReqPerSecVariantOverPortkey ?? '–'})` : ''}, ours/direct ${r.ratios.loadedReqPerSecOursOverDirect}. Sequential added latency over direct: ours p50 **+${r.ratios.sequentialAddedMsOurs.p50}** ms / p99 **+${r.ratios.sequentialAddedMsOurs.p99}** ms (targets ≤ 0.3 / ≤ 2)${pk ? `, Portkey +${pk.p50} / +${pk.p99}` : ''}.`,
     `Ours: ${r.ours.logLinesPerRequest} log lines per chat request (approx.; /health is not logged), ${r.ours.errorLines} error lines, peak RSS ${r.ours.peakRssMb} MB${r.ours.variantPeakRssMb !== undefined ? ` (${variantLabel}: ${r.ours.variantPeakRssMb} MB)` : ''}${r.portkey ? `; Portkey peak RSS ${r.portkey.peakRssMb} MB` : ''}.`,
+    r.ours.idleRssMb !== undefined
+      ? `Resident memory idle (${IDLE_SEC} s after the preflight, before any load): ours ${r.ours.idleRssMb} MB (per worker ${r.ours.idleRssPerWorkerMb?.join(', ')})${r.ours.variantIdleRssMb !== undefined ? `, ${variantLabel} ${r.ours.variantIdleRssMb} MB (per worker ${r.ours.variantIdleRssPerWorkerMb?.join(', ')})` : ''}${r.portkey?.idleRssMb !== undefined ? `, Portkey ${r.portkey.idleRssMb} MB` : ''}.`
+      : '',
     `Preflight: ${Object.entries(r.preflight)
       .map(
         ([k, v]) =>
@@ -302,6 +332,36 @@ function markdownOf(r: PeersRecord, files: { json: string; svg: string } | null)
     '',
   ];
   return lines.filter((l, i) => l !== '' || lines[i - 1] !== '').join('\n');
+}
+
+/** Resident memory per target: idle (per worker for ours) and the run's peak, whole process trees. */
+function memoryPanel(r: PeersRecord): Panel[] {
+  if (r.ours.idleRssMb === undefined) return [];
+  const variantLabel = variantLabelOf(r.settings);
+  const perWorker = (list: number[] | undefined) => (list?.length ? Math.max(...list) : 0);
+  const bars = [
+    ...(r.portkey?.idleRssMb !== undefined
+      ? [
+          { label: 'Portkey idle', value: r.portkey.idleRssMb, color: COLORS.portkey },
+          { label: 'Portkey peak', value: r.portkey.peakRssMb, color: COLORS.portkey },
+        ]
+      : []),
+    { label: 'ours idle, per worker', value: perWorker(r.ours.idleRssPerWorkerMb), color: COLORS.ours },
+    { label: 'ours idle, all', value: r.ours.idleRssMb, color: COLORS.ours },
+    { label: 'ours peak, all', value: r.ours.peakRssMb, color: COLORS.ours },
+    ...(r.ours.variantIdleRssMb !== undefined
+      ? [
+          {
+            label: `${variantLabel} idle, per worker`,
+            value: perWorker(r.ours.variantIdleRssPerWorkerMb),
+            color: COLORS.variant,
+          },
+          { label: `${variantLabel} idle, all`, value: r.ours.variantIdleRssMb, color: COLORS.variant },
+          { label: `${variantLabel} peak, all`, value: r.ours.variantPeakRssMb ?? 0, color: COLORS.variant },
+        ]
+      : []),
+  ];
+  return [{ title: 'Resident memory, MB: idle and the run’s peak (lower is better)', unit: 'MB', bars }];
 }
 
 function chartOf(r: PeersRecord): string {
@@ -348,6 +408,7 @@ function chartOf(r: PeersRecord): string {
             })),
           ),
       },
+      ...memoryPanel(r),
       {
         title: `Streaming chat, ${r.settings.connections} connections: requests per second`,
         unit: 'req/s',
@@ -410,6 +471,7 @@ async function main(): Promise<number> {
   const preflightResults: PeersRecord['preflight'] = {};
   let oursRequests = 0;
   const peaks = { ours: 0, portkey: 0, variant: 0 };
+  const idle: Partial<Record<'ours' | 'portkey' | 'variant', { tree: number; perWorker: number[] }>> = {};
   let postgresVersion: string | null = null;
   // Set after the warm-up: only the measured rounds' requests are counted against their lines.
   let linesBefore = ours.output.lines;
@@ -428,6 +490,10 @@ async function main(): Promise<number> {
       if (!p.ok && name !== 'portkey stream') problems.push(`preflight ${name}: ${p.status} ${p.note}`);
     }
     if (problems.length > 0) throw new Error(problems.join('\n'));
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SEC * 1000));
+    idle.ours = idleMemoryOf(ours.pid);
+    idle.portkey = idleMemoryOf(portkey.pid);
+    if (variant) idle.variant = idleMemoryOf(variant.pid);
     const streamTargets: TargetName[] = preflightResults['portkey stream']?.ok
       ? ['direct', 'portkey', ...gateways]
       : ['direct', ...gateways];
@@ -548,8 +614,12 @@ async function main(): Promise<number> {
       errorLines: ours.output.errorLines,
       peakRssMb: peaks.ours,
       ...(variant ? { variantPeakRssMb: peaks.variant } : {}),
+      ...(idle.ours ? { idleRssMb: idle.ours.tree, idleRssPerWorkerMb: idle.ours.perWorker } : {}),
+      ...(idle.variant
+        ? { variantIdleRssMb: idle.variant.tree, variantIdleRssPerWorkerMb: idle.variant.perWorker }
+        : {}),
     },
-    portkey: { peakRssMb: peaks.portkey },
+    portkey: { peakRssMb: peaks.portkey, ...(idle.portkey ? { idleRssMb: idle.portkey.tree } : {}) },
     problems,
   };
   if (problems.length > 0) {
