@@ -40,6 +40,11 @@ function lanesOf(v: string) {
     [`skip-${v}`]: lane([t(`s-${v}-primary`), t(`s-${v}-refuser`, true), t(`s-${v}-good`, true)]),
     [`learned-${v}`]: lane([t(`l-${v}-primary`), t(`l-${v}-backup`, true)]),
     [`solo-${v}`]: lane([t(`solo-${v}-only`)]),
+    // A Claude fallback the lanes config says takes prefill (as the catalogue's flag once did).
+    [`claude-${v}`]: lane([
+      t(`c-${v}-primary`),
+      { provider: 'anthropic', model: `claude-${v}-fallback`, accepts_prefill: true },
+    ]),
   };
 }
 const LANES = { ...FAILOVER_LANES, lanes: { ...lanesOf('n'), ...lanesOf('v') } };
@@ -80,9 +85,9 @@ describeWith(redis)('stream continuation that knows its targets (issue 45)', () 
   const lastMessages = (i: number) =>
     (h.openaiRequests()[i]?.body as { messages?: Array<{ role: string; content: string }> } | undefined)
       ?.messages ?? [];
-  const storedTtlMs = (model: string) => {
+  const storedTtlMs = (model: string, provider = 'openai') => {
     const kv = h.kv as RedisKeyValueStore;
-    return kv.redis.pttl(`${kv.keyPrefix}${prefillRefusalKey({ provider: 'openai', model })}`);
+    return kv.redis.pttl(`${kv.keyPrefix}${prefillRefusalKey({ provider, model })}`);
   };
   const logLines = () => h.logs.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   /** The access-log line of the last stream `model` answered. */
@@ -142,6 +147,18 @@ describeWith(redis)('stream continuation that knows its targets (issue 45)', () 
       expect(await counter('ai_stream_continuations_total', continued)).toBe(before + 1);
       // The usage record: continued, priced over both targets' segments.
       expect(await recordOf(caller)).toMatchObject({ status: 200, model: `r-${v}-backup`, continued: true });
+    });
+
+    it("a Claude fallback refusing the prefill in Anthropic's words finishes the answer by instruction", async () => {
+      h.openai.setFor(`c-${v}-primary`, FAULTS.cutAfterTwoChunks);
+      // It starts the answer over when asked to continue: all of what was sent is removed.
+      h.anthropic.setFor(`claude-${v}-fallback`, { refusePrefill: true, content: ANSWER });
+      const answer = await via.send(url, caller, `claude-${v}`);
+      expect(answer).toMatchObject({ status: 200, text: ANSWER, complete: true });
+      const asked = h.anthropicRequests().map((r) => r.body as { messages: Array<{ role: string }> });
+      expect(asked.map((b) => b.messages.at(-1)?.role)).toEqual(['assistant', 'user']);
+      expect(h.anthropicRequests()[0]?.status).toBe(400);
+      expect(await storedTtlMs(`claude-${v}-fallback`, 'anthropic')).toBeGreaterThan(0);
     });
 
     it('a prefill refusal moves the continuation on to a target that takes prefill', async () => {

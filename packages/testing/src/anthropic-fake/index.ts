@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type LoopbackServer, listenLoopback, readBody, waitUnlessClosed } from '../http-server';
+import { PREFILL_REFUSAL_MESSAGE } from '../openai-fake/chat';
 import { scriptedFakeControls } from '../openai-fake/controls';
 import { createRecorder, type RecordedRequest } from '../openai-fake/recorder';
 import {
@@ -41,6 +42,12 @@ export type AnthropicBehaviour = CommonBehaviour & {
   failAfterChunks?: number;
   /** Send an `error` event (overloaded_error) after this many text deltas, as Anthropic does mid-stream. */
   errorEventAfterChunks?: number;
+  /**
+   * A model that refuses a request ending in the assistant's message (a
+   * prefill), as Anthropic's newest do: 400 invalid_request_error with their
+   * wording. Requests ending in a user message are answered.
+   */
+  refusePrefill?: boolean;
   chunkDelayMs?: number;
 };
 
@@ -292,6 +299,9 @@ export async function startAnthropicFake(
 
     const behaviour = script.resolve(model, body as Record<string, unknown>);
     if (await applyCommonBehaviour(behaviour, res, record, anthropicErrorBody)) return;
+    const last = body.messages[body.messages.length - 1] as { role?: unknown } | undefined;
+    if (behaviour.refusePrefill && !counting && last?.role === 'assistant')
+      return fail(400, PREFILL_REFUSAL_MESSAGE);
     if (counting) return replyCount(res, record, body, behaviour);
     if (body.stream === true) return streamMessage(res, record, body, behaviour);
     return replyMessage(res, record, body, behaviour);
