@@ -77,13 +77,13 @@ export function createAiMetrics(registry: Registry): AiMetrics {
       continuations.inc({ from_provider: fromProvider, reason, mode });
     },
     streamEnded(lane, ending, error) {
-      endings.add(`${lane}\u0000${ending}\u0000${error}`, () => ({ lane, ending, error }));
+      endings.add(1, () => ({ lane, ending, error }), lane, ending, error);
     },
     garbledEvent(provider) {
       garbled.inc({ provider });
     },
     attempt(provider, outcome, seconds) {
-      attempts.add(`${provider}\n${outcome}`, () => ({ provider, outcome }));
+      attempts.add(1, () => ({ provider, outcome }), provider, outcome);
       duration.observe({ provider, outcome }, seconds);
     },
     fallback(endpoint, fromProvider) {

@@ -51,15 +51,18 @@ describe('per-target metrics (batched counters)', () => {
     metrics.requestFinished(record({}));
     metrics.requestFinished(record({ status: 429, model: null, provider: null, costMicros: 0 }));
     metrics.requestFinished(record({ status: 404, model: null, provider: null, costMicros: 0 }));
+    metrics.requestFinished(record({ provider: 'cerebras', model: 'free-b', costMicros: 5 }));
     metrics.targetAttempt('chat', 'groq', 'free-a', 'success', 0.01);
     metrics.targetAttempt('chat', 'groq', 'free-a', 'timeout', 30);
 
     expect(await series(registry, 'ai_requests_total')).toEqual({
       'endpoint=chat,lane=free,model=free-a,status_class=2xx': 2,
       'endpoint=chat,lane=free,model=none,status_class=4xx': 2,
+      'endpoint=chat,lane=free,model=free-b,status_class=2xx': 1,
     });
     expect(await series(registry, 'ai_spend_micros_total')).toEqual({
       'lane=free,provider=groq,model=free-a,currency=USD': 42,
+      'lane=free,provider=cerebras,model=free-b,currency=USD': 5,
     });
     expect(await series(registry, 'ai_target_attempts_total')).toEqual({
       'provider=groq,model=free-a,outcome=success': 1,
@@ -71,9 +74,11 @@ describe('per-target metrics (batched counters)', () => {
     expect(await series(registry, 'ai_requests_total')).toEqual({
       'endpoint=chat,lane=free,model=free-a,status_class=2xx': 3,
       'endpoint=chat,lane=free,model=none,status_class=4xx': 2,
+      'endpoint=chat,lane=free,model=free-b,status_class=2xx': 1,
     });
     expect(await series(registry, 'ai_spend_micros_total')).toEqual({
       'lane=free,provider=groq,model=free-a,currency=USD': 50,
+      'lane=free,provider=cerebras,model=free-b,currency=USD': 5,
     });
     expect(await series(registry, 'ai_target_attempts_total')).toEqual({
       'provider=groq,model=free-a,outcome=success': 1,

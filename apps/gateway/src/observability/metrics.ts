@@ -60,7 +60,7 @@ export function createTargetMetrics(registry: Registry): TargetMetrics {
   });
   return {
     targetAttempt(endpoint, provider, model, outcome, seconds) {
-      attempts.add(`${provider}\n${model}\n${outcome}`, () => ({ provider, model, outcome }));
+      attempts.add(1, () => ({ provider, model, outcome }), provider, model, outcome);
       if (outcome === 'success' && endpoint.startsWith('stream'))
         firstToken.observe({ provider, model }, seconds);
     },
@@ -68,20 +68,25 @@ export function createTargetMetrics(registry: Registry): TargetMetrics {
       const model = record.model ?? 'none';
       const lane = record.lane ?? 'none';
       const { endpoint, status } = record;
-      requests.add(`${endpoint}\n${lane}\n${model}\n${status}`, () => ({
+      requests.add(
+        1,
+        () => ({ endpoint, lane, model, status_class: statusClass(status) }),
         endpoint,
         lane,
         model,
-        status_class: statusClass(status),
-      }));
+        status,
+      );
       duration.observe({ endpoint, model }, record.latencyMs / 1000);
       if (record.costMicros > 0) {
         const provider = record.provider ?? 'none';
         const currency = record.currency;
         spend.add(
-          `${lane}\n${provider}\n${model}\n${currency}`,
-          () => ({ lane, provider, model, currency }),
           record.costMicros,
+          () => ({ lane, provider, model, currency }),
+          lane,
+          provider,
+          model,
+          currency,
         );
       }
     },
