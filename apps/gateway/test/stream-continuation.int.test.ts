@@ -47,7 +47,18 @@ function lanesOf(v: string) {
     ]),
   };
 }
-const LANES = { ...FAILOVER_LANES, lanes: { ...lanesOf('n'), ...lanesOf('v') } };
+const LANES = {
+  ...FAILOVER_LANES,
+  lanes: {
+    ...lanesOf('n'),
+    ...lanesOf('v'),
+    // Two Claude targets behind /v1/messages, whose request goes to Anthropic as the client sent it.
+    messages: lane([
+      { provider: 'anthropic', model: 'm-primary' },
+      { provider: 'anthropic', model: 'm-backup' },
+    ] as never),
+  },
+};
 
 const redis = needRedis();
 
@@ -110,6 +121,33 @@ describeWith(redis)('stream continuation that knows its targets (issue 45)', () 
       .filter((m) => Object.entries(labels).every(([k, val]) => m.labels?.[k] === val))
       .reduce((sum, m) => sum + Number(m.value), 0);
   }
+
+  it('a /v1/messages stream passed through as sent is continued in the chat shape, by instruction', async () => {
+    h.anthropic.setFor('m-primary', { content: ANSWER, failAfterChunks: 2 });
+    h.anthropic.setFor('m-backup', { content: ANSWER });
+    const res = await fetch(`${url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': caller.apiKey },
+      body: JSON.stringify({
+        model: 'messages',
+        max_tokens: 100,
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    });
+    const text = await res.text();
+    const deltas = text
+      .split('\n')
+      .filter((l) => l.startsWith('data: ') && l.includes('text_delta'))
+      .map((l) => (JSON.parse(l.slice(6)) as { delta: { text: string } }).delta.text);
+    // The backup started over: what was already sent is not sent again.
+    expect(deltas.join('')).toBe(ANSWER);
+    expect(text).toContain('message_stop');
+    const backup = h.anthropicRequests()[1]?.body as { messages: Array<{ role: string; content: unknown }> };
+    // Not the client's body again, which would ask for the whole answer anew: the instruction.
+    expect(backup.messages.at(-1)?.role).toBe('user');
+    expect(JSON.stringify(backup.messages.at(-1)?.content)).toContain('Continue it from the exact character');
+  });
 
   describe.each(VIAS)('$via.name', ({ via, v }: { via: Via; v: string }) => {
     it('a cut stream whose fallback refuses prefill is finished by instruction, no span repeated', async () => {

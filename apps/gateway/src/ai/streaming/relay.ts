@@ -207,8 +207,11 @@ function openTargets(
       const body = { ...params, messages, stream: true, stream_options: { include_usage: true } };
       // Off unless the operator asked for message content on spans (docs/observability.md).
       captureChatContent(messages);
+      // A client's own-format request (native) goes as sent only the first time: a
+      // continuation's messages exist in the chat shape alone, which every client translates.
+      const native = continuing ? undefined : prepared.native;
       try {
-        const iterator = await rt.providers.chat(credential).stream(body, signal, onGarbled, prepared.native);
+        const iterator = await rt.providers.chat(credential).stream(body, signal, onGarbled, native);
         return await readToFirstOutput(iterator, signal, continuing !== null);
       } catch (err) {
         if (continuing?.mode === 'prefill' && isPrefillRefusal(err)) {
