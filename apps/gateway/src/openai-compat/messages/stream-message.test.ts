@@ -101,4 +101,26 @@ describe('anthropicStreamFormat', () => {
     await format.done(sse, { target, finishReason: 'stop', usage, cache: null });
     expect(events.map((e) => e.type)).toEqual(['message_start', 'message_delta', 'message_stop']);
   });
+
+  it('an error after a cut names it after the public message', async () => {
+    const { sse, events } = recorder();
+    const format = anthropicStreamFormat({ id: 'msg_1', lane: 'std' });
+    await format.error(
+      sse,
+      'upstream_error',
+      'the stream from openai/m was cut; no target was left to continue it',
+    );
+    expect(events).toEqual([
+      {
+        type: 'error',
+        error: {
+          type: 'api_error',
+          message:
+            'upstream AI service error: the stream from openai/m was cut; no target was left to continue it',
+        },
+      },
+    ]);
+    await format.error(sse, 'service_unavailable');
+    expect(events[1]).toMatchObject({ error: { message: 'service unavailable' } });
+  });
 });

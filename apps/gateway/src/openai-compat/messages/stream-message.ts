@@ -143,10 +143,12 @@ export function anthropicStreamFormat(who: MessageIdentity): StreamFormat {
       }
       await write(sse, { type: 'message_stop' });
     },
-    async error(sse, code) {
+    async error(sse, code, cause) {
+      // Why a broken stream could not be continued follows our public message (never provider text).
+      const message = cause ? `${ERROR_CODES[code].error}: ${cause}` : ERROR_CODES[code].error;
       await write(sse, {
         type: 'error',
-        error: { type: anthropicErrorType(ERROR_CODES[code].status), message: ERROR_CODES[code].error },
+        error: { type: anthropicErrorType(ERROR_CODES[code].status), message },
       });
     },
   };

@@ -182,9 +182,11 @@ export function responsesStreamFormat(
         response,
       });
     },
-    async error(sse, code) {
+    async error(sse, code, cause) {
       const err = new AppError(code);
-      await send(sse, 'error', { code, message: err.publicMessage, param: null });
+      // Why a broken stream could not be continued follows our public message (never provider text).
+      const message = cause ? `${err.publicMessage}: ${cause}` : err.publicMessage;
+      await send(sse, 'error', { code, message, param: null });
     },
   };
 }
