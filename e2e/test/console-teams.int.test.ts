@@ -57,6 +57,7 @@ beforeAll(async () => {
       SMTP_URL: `${smtp.url}?ignoreTLS=true`,
       GROQ_API_KEY: 'sk-console-teams-groq',
       AI_PROVIDER_BASE_URLS: `groq=${openai.baseURL}`,
+      PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
     },
     { port },
   );
@@ -118,6 +119,13 @@ describeWith(needChromium())('the console team views in Chromium', () => {
     await owner.getByTestId('invite-sent').filter({ hasText: memberEmail }).waitFor();
     await screenshot(owner, 'teams-invited');
 
+    // The owner stores a provider key for the team: shown by its last four characters only.
+    await owner.locator('#provider').selectOption('openai');
+    await owner.getByLabel('Key', { exact: true }).fill('sk-team-secret-9876');
+    await owner.getByRole('button', { name: 'Store key' }).click();
+    await owner.locator('[data-provider="openai"]').filter({ hasText: '…9876' }).waitFor();
+    expect(await owner.content()).not.toContain('sk-team-secret-9876');
+
     // The member: the invitation link signs them in, then they join.
     const invitation = await mailedLink(memberEmail, /invited to the team Platform/);
     expect(new URL(invitation).searchParams.get('team_invite')).toBeTruthy();
@@ -129,9 +137,11 @@ describeWith(needChromium())('the console team views in Chromium', () => {
     await member.getByRole('button', { name: 'Join team' }).click();
     await member.getByRole('heading', { name: 'Team Platform' }).waitFor();
     expect(await member.getByTestId('team-role').textContent()).toContain('member');
-    // A member neither invites nor reads the audit log.
+    // A member neither invites nor reads the audit log; sees the team's provider key, cannot delete it.
     expect(await member.getByRole('form', { name: 'Invite a member' }).count()).toBe(0);
     expect(await member.locator('#team-audit').count()).toBe(0);
+    await member.locator('[data-provider="openai"]').filter({ hasText: '…9876' }).waitFor();
+    expect(await member.getByRole('button', { name: /Delete the .* key/ }).count()).toBe(0);
 
     // The member creates a team key with a model list and a rate.
     await member.getByLabel('Key name (letters and digits)').fill('ci');
@@ -183,7 +193,13 @@ describeWith(needChromium())('the console team views in Chromium', () => {
       .getByTestId('team-audit-table')
       .locator('tr[data-action]')
       .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
-    expect(actions).toEqual(['api_key.create', 'member.join', 'member.invite', 'team.create']);
+    expect(actions).toEqual([
+      'api_key.create',
+      'member.join',
+      'provider_key.set',
+      'member.invite',
+      'team.create',
+    ]);
     // After a reload the owner picks the team again and sees the member and the key with its rules.
     await owner.reload();
     await owner.locator('#workspace').selectOption({ label: 'Team Platform (owner)' });

@@ -211,6 +211,13 @@ function teamApi(teamId: string) {
       call<UpdateApiKeyRulesResponse>('POST', at('api-keys/rules'), body),
     budgets: () => call<TeamBudgetsResponse>('GET', at('budgets')),
     setBudget: (body: SetBudgetRequest) => call<unknown>('PUT', at('budgets'), body),
+    deleteBudget: (b: Pick<Budget, 'scope' | 'subject' | 'period' | 'unit'>) =>
+      call<void>('DELETE', at(`budgets?${new URLSearchParams(b).toString()}`)),
+    listProviderKeys: () => call<ListProviderKeysResponse>('GET', at('provider-keys')),
+    storeProviderKey: (body: StoreProviderKeyRequest) =>
+      call<StoredProviderKey>('POST', at('provider-keys'), body),
+    deleteProviderKey: (provider: string) =>
+      call<void>('DELETE', at(`provider-keys/${encodeURIComponent(provider)}`)),
     usage: (from: string, to: string) =>
       call<{ usage: UsageRow[] }>('GET', at(`usage?from=${from}&to=${to}`)).then((r) => r.usage),
     audit: () => call<{ events: TeamAuditEvent[] }>('GET', at('audit')).then((r) => r.events),

@@ -187,6 +187,7 @@ export function App() {
             key={team.team_id}
             summary={team}
             userId={session.user_id}
+            providers={config?.providers}
             onTeamsChanged={(select) => void loadTeams(select)}
             onAuthLost={onAuthLost}
           />

@@ -2,7 +2,7 @@ import type { GatewayConfigResponse, ListProviderKeysResponse } from '@platform/
 // The zod-free subpath: the list and labels without the rest of the contract in the bundle.
 import { PROVIDER_LABELS as LABELS, PROVIDERS } from '@platform/contract/providers';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, api, errorWords } from './api';
+import { ApiError, api, errorWords, type TeamApi } from './api';
 import { ConfirmDialog } from './dialog';
 import { formatDate } from './format';
 import { BusyButton, Card, ErrorText, Field, onSubmit, useAction } from './ui';
@@ -22,6 +22,13 @@ const BUILT_IN: readonly ProviderChoice[] = PROVIDERS.map((provider) => ({
   label: LABELS[provider],
 }));
 
+/** The user's own provider keys. */
+const PERSONAL = {
+  listProviderKeys: () => api.listProviderKeys(),
+  storeProviderKey: api.storeProviderKey,
+  deleteProviderKey: api.deleteProviderKey,
+};
+
 /**
  * Bring your own key: store, list and delete provider keys. A stored key is
  * never shown again. `providers` (from `GET /api/v1/config`) includes those
@@ -30,8 +37,12 @@ const BUILT_IN: readonly ProviderChoice[] = PROVIDERS.map((provider) => ({
 export function ProviderKeys(props: {
   providers?: readonly ProviderChoice[];
   onAuthLost: (err: unknown) => void;
+  /** A team's keys (shared by its keys; stored and deleted by admins); the user's own when absent. */
+  team?: { api: TeamApi; canWrite: boolean };
 }) {
   const providers = props.providers ?? BUILT_IN;
+  const source = props.team?.api ?? PERSONAL;
+  const canWrite = props.team?.canWrite ?? true;
   const labelOf = (name: string) => providers.find((p) => p.provider === name)?.label ?? name;
   const [stored, setStored] = useState<ListProviderKeysResponse | null>(null);
   const [provider, setProvider] = useState<string>('openai');
@@ -43,7 +54,7 @@ export function ProviderKeys(props: {
   const storing = useAction(
     async () => {
       setStatus(null);
-      await api.storeProviderKey({ provider, key: secret.trim() });
+      await source.storeProviderKey({ provider, key: secret.trim() });
       setSecret('');
       setStatus(`Stored a key for ${labelOf(provider)}.`);
       await load();
@@ -52,7 +63,7 @@ export function ProviderKeys(props: {
   );
   const removing = useAction(
     async (gone: string) => {
-      await api.deleteProviderKey(gone);
+      await source.deleteProviderKey(gone);
       setStatus(`Deleted the key for ${labelOf(gone)}.`);
       setDeleting(null);
       await load();
@@ -64,22 +75,29 @@ export function ProviderKeys(props: {
 
   const load = useCallback(async () => {
     try {
-      setStored(await api.listProviderKeys());
+      setStored(await source.listProviderKeys());
     } catch (err) {
       setError(wordsFor(err));
       onAuthLost(err);
     }
-  }, [onAuthLost, setError]);
+  }, [onAuthLost, setError, source]);
   useEffect(() => {
     void load();
   }, [load]);
 
   return (
     <Card id="provider-keys" title="Provider keys" headingRef={heading}>
-      <p>
-        Your own keys for AI providers. The gateway uses them for your requests instead of its own, stores
-        them encrypted, and never shows them again.
-      </p>
+      {props.team ? (
+        <p>
+          The team's own keys for AI providers. The gateway uses them for the team's keys instead of its own,
+          stores them encrypted, and never shows them again.
+        </p>
+      ) : (
+        <p>
+          Your own keys for AI providers. The gateway uses them for your requests instead of its own, stores
+          them encrypted, and never shows them again.
+        </p>
+      )}
       {stored && stored.length === 0 && <p>No provider keys stored.</p>}
       {stored && stored.length > 0 && (
         <ul class="plain-list" aria-label="Providers with a stored key">
@@ -89,46 +107,50 @@ export function ProviderKeys(props: {
                 <b>{labelOf(k.provider)}</b> <code class="last4">…{k.last4}</code>{' '}
                 <span class="hint">stored {formatDate(k.created_at)}</span>
               </span>
-              <button
-                type="button"
-                class="danger small"
-                aria-label={`Delete the ${labelOf(k.provider)} key`}
-                onClick={() => {
-                  removing.setError(null);
-                  setDeleting(k.provider);
-                }}
-              >
-                Delete
-              </button>
+              {canWrite && (
+                <button
+                  type="button"
+                  class="danger small"
+                  aria-label={`Delete the ${labelOf(k.provider)} key`}
+                  onClick={() => {
+                    removing.setError(null);
+                    setDeleting(k.provider);
+                  }}
+                >
+                  Delete
+                </button>
+              )}
             </li>
           ))}
         </ul>
       )}
-      <form onSubmit={onSubmit(storing.run)} class="stack-form">
-        <label for="provider">Provider</label>
-        <select id="provider" value={provider} onChange={(e) => setProvider(e.currentTarget.value)}>
-          {providers.map((p) => (
-            <option key={p.provider} value={p.provider}>
-              {p.label}
-            </option>
-          ))}
-        </select>
-        <Field
-          id="provider-secret"
-          label="Key"
-          type="password"
-          autocomplete="off"
-          spellcheck={false}
-          required
-          minLength={8}
-          maxLength={512}
-          value={secret}
-          onValue={setSecret}
-        />
-        <BusyButton busy={storing.busy} busyLabel="Storing…">
-          Store key
-        </BusyButton>
-      </form>
+      {canWrite && (
+        <form onSubmit={onSubmit(storing.run)} class="stack-form">
+          <label for="provider">Provider</label>
+          <select id="provider" value={provider} onChange={(e) => setProvider(e.currentTarget.value)}>
+            {providers.map((p) => (
+              <option key={p.provider} value={p.provider}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+          <Field
+            id="provider-secret"
+            label="Key"
+            type="password"
+            autocomplete="off"
+            spellcheck={false}
+            required
+            minLength={8}
+            maxLength={512}
+            value={secret}
+            onValue={setSecret}
+          />
+          <BusyButton busy={storing.busy} busyLabel="Storing…">
+            Store key
+          </BusyButton>
+        </form>
+      )}
       <p role="status" aria-live="polite">
         {status}
       </p>

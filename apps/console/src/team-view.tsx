@@ -1,7 +1,8 @@
-import type { TeamSummary } from '@platform/contract';
+import type { GatewayConfigResponse, TeamSummary } from '@platform/contract';
 import { useMemo } from 'preact/hooks';
 import { api } from './api';
 import { type BudgetSource, Budgets } from './budgets';
+import { ProviderKeys } from './provider-keys';
 import { Spend } from './spend';
 import { TeamAudit } from './team-audit';
 import { TeamKeys } from './team-keys';
@@ -23,6 +24,7 @@ export function teamSections(summary: TeamSummary): [string, string][] {
     ['team-keys', 'Team keys'],
     ['budgets', 'Budgets'],
     ['spend', 'Spend'],
+    ['provider-keys', 'Provider keys'],
     ...(summary.permissions.includes('audit.read') ? [['team-audit', 'Audit log'] as [string, string]] : []),
   ];
 }
@@ -31,6 +33,7 @@ export function teamSections(summary: TeamSummary): [string, string][] {
 export function TeamView(props: {
   summary: TeamSummary;
   userId: string;
+  providers?: GatewayConfigResponse['providers'];
   onTeamsChanged: (select?: string | null) => void;
   onAuthLost: (err: unknown) => void;
 }) {
@@ -41,6 +44,7 @@ export function TeamView(props: {
     () => ({
       list: () => team.budgets(),
       set: (body) => team.setBudget(body),
+      remove: (b) => team.deleteBudget(b),
       canWrite: summary.permissions.includes('budgets.write'),
       everything: "all the team's usage",
     }),
@@ -68,6 +72,11 @@ export function TeamView(props: {
       <TeamKeys team={team} canWrite={may('keys.write')} onAuthLost={onAuthLost} />
       <Budgets source={budgets} onAuthLost={onAuthLost} />
       <Spend refreshKey={0} read={team.usage} onAuthLost={onAuthLost} />
+      <ProviderKeys
+        providers={props.providers}
+        team={{ api: team, canWrite: may('provider_keys.write') }}
+        onAuthLost={onAuthLost}
+      />
       {may('audit.read') && <TeamAudit team={team} onAuthLost={onAuthLost} />}
     </>
   );

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildGatewayOpenApi } from '@platform/contract';
 import request from 'supertest';
+import { upsertUserBudget } from '../src/budgets/repo';
+import { storeProviderKey } from '../src/provider-keys/store-provider-key';
 import { insertTeam } from '../src/teams/repo';
 import { can, TEAM_PERMISSIONS, TEAM_ROLES, type TeamAction, type TeamRole } from '../src/teams/roles';
 import { createTeamRouter } from '../src/teams/routes';
@@ -37,6 +39,9 @@ async function freshTeam(): Promise<{ id: string; keyId: string; subjectUserId: 
   await h.prisma.teamMember.createMany({
     data: extra.map(([userId, role]) => ({ teamId: team.id, userId, role })),
   });
+  // A budget and a provider key of the team for the removals to remove.
+  await upsertUserBudget(h.prisma, team.subjectUserId, teamBudget);
+  await storeProviderKey(h.deps, { userId: team.subjectUserId, provider: 'openai', key: 'sk-team-0000wxyz' });
   const key = await request(h.app)
     .post(`/api/v1/teams/${team.id}/api-keys`)
     .set('Cookie', users.owner.cookie)
@@ -47,12 +52,14 @@ async function freshTeam(): Promise<{ id: string; keyId: string; subjectUserId: 
 }
 
 type Case = {
-  method: 'get' | 'post' | 'put';
+  method: 'get' | 'post' | 'put' | 'delete';
   path: string;
+  query?: Record<string, string>;
   body?: (t: { keyId: string }) => object;
   ok: number;
 };
 const budget = { scope: 'user', subject: '', period: 'daily', unit: 'tokens', limit: 1000 };
+const teamBudget = { scope: 'project', subject: 'p1', period: 'daily', unit: 'tokens', limit: 500 } as const;
 const ACTIONS: Record<string, Case & { permission: TeamAction }> = {
   'list members': { permission: 'members.read', method: 'get', path: 'members', ok: 200 },
   'list keys': { permission: 'keys.read', method: 'get', path: 'api-keys', ok: 200 },
@@ -108,6 +115,19 @@ const ACTIONS: Record<string, Case & { permission: TeamAction }> = {
     body: () => budget,
     ok: 200,
   },
+  'remove a budget': {
+    permission: 'budgets.write',
+    method: 'delete',
+    path: 'budgets',
+    query: { scope: 'project', subject: 'p1', period: 'daily', unit: 'tokens' },
+    ok: 204,
+  },
+  'remove a provider key': {
+    permission: 'provider_keys.write',
+    method: 'delete',
+    path: 'provider-keys/{provider}',
+    ok: 204,
+  },
   'set a provider key': {
     permission: 'provider_keys.write',
     method: 'post',
@@ -140,7 +160,9 @@ function teamRoutes(): string[] {
   return stack.flatMap((layer) =>
     layer.route?.path.startsWith('/api/v1/teams/:teamId/')
       ? Object.keys(layer.route.methods).map(
-          (m) => `${m} ${layer.route?.path.slice('/api/v1/teams/:teamId/'.length)}`,
+          // Path parameters as the OpenAPI document writes them: `:provider` -> `{provider}`.
+          (m) =>
+            `${m} ${layer.route?.path.slice('/api/v1/teams/:teamId/'.length).replace(/:([a-z]+)/g, '{$1}')}`,
         )
       : [],
   );
@@ -194,8 +216,11 @@ describe('team roles', () => {
 
   it.each(cases)('%s: %s', async (who, _name, c) => {
     const team = await freshTeam();
-    let req = request(h.app)[c.method](`/api/v1/teams/${team.id}/${c.path}`).set('Cookie', users[who].cookie);
-    if (c.method !== 'get') req = req.set('Origin', OWN_ORIGIN).send(c.body ? c.body(team) : {});
+    const url = `/api/v1/teams/${team.id}/${c.path.replace('{provider}', 'openai')}`;
+    let req = request(h.app)[c.method](url).set('Cookie', users[who].cookie);
+    if (c.query) req = req.query(c.query);
+    if (c.method !== 'get') req = req.set('Origin', OWN_ORIGIN);
+    if (c.method === 'post' || c.method === 'put') req = req.send(c.body ? c.body(team) : {});
     const res = await req;
     if (allowed(who, c.permission)) {
       expect(res.status).toBe(c.ok);
@@ -221,6 +246,33 @@ describe('team roles', () => {
     expect((await leave('owner')).status).toBe(403);
     for (const who of ['admin', 'member', 'viewer'] as const) expect((await leave(who)).status).toBe(204);
     expect((await leave('outsider')).status).toBe(404);
+  });
+
+  it("removing a team budget and a provider key lands in the team's audit log, and a missing one is 404", async () => {
+    const team = await freshTeam();
+    const asAdmin = (path: string) =>
+      request(h.app)
+        .delete(`/api/v1/teams/${team.id}/${path}`)
+        .set('Cookie', users.admin.cookie)
+        .set('Origin', OWN_ORIGIN);
+    const query = 'budgets?scope=project&subject=p1&period=daily&unit=tokens';
+    expect((await asAdmin(query)).status).toBe(204);
+    expect((await asAdmin(query)).body.error).toBe('not found');
+    expect((await asAdmin('provider-keys/openai')).status).toBe(204);
+    expect((await asAdmin('provider-keys/openai')).body.error).toBe('provider key not found');
+    const budgets = await request(h.app)
+      .get(`/api/v1/teams/${team.id}/budgets`)
+      .set('Cookie', users.viewer.cookie);
+    expect(budgets.body.budgets.filter((b: { source: string }) => b.source === 'user')).toEqual([]);
+    const log = await request(h.app).get(`/api/v1/teams/${team.id}/audit`).set('Cookie', users.owner.cookie);
+    expect(
+      log.body.events
+        .slice(0, 2)
+        .map((e: { action: string; target: string; before: unknown }) => [e.action, e.target, e.before]),
+    ).toEqual([
+      ['provider_key.delete', 'provider_key:openai', null],
+      ['budget.delete', 'budget:project.daily.tokens:p1', { limit: 500 }],
+    ]);
   });
 
   it('an admin cannot make an admin or touch the owner; nobody changes their own role', async () => {

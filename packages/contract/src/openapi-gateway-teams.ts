@@ -10,8 +10,13 @@ import {
   ZUpdateApiKeyRulesRequest,
   ZUpdateApiKeyRulesResponse,
 } from './gateway-auth';
-import { ZSetBudgetRequest } from './gateway-budgets';
-import { ZListProviderKeysResponse, ZStoredProviderKey, ZStoreProviderKeyRequest } from './gateway-keys';
+import { ZBudgetId, ZSetBudgetRequest } from './gateway-budgets';
+import {
+  ZListProviderKeysResponse,
+  ZProviderKeyParams,
+  ZStoredProviderKey,
+  ZStoreProviderKeyRequest,
+} from './gateway-keys';
 import {
   ZAcceptTeamInviteRequest,
   ZAcceptTeamInviteResponse,
@@ -54,7 +59,7 @@ const WRITE_ERRORS: readonly ErrorCode[] = [
 const ZTeamPath = z.object({ teamId: z.uuid().meta({ description: 'The team id (`team_id`).' }) });
 
 type Operation = {
-  method: 'get' | 'post' | 'put';
+  method: 'get' | 'post' | 'put' | 'delete';
   /** After `/api/v1/teams/{teamId}/`. */
   path: string;
   operationId: string;
@@ -63,6 +68,8 @@ type Operation = {
   role: 'viewer' | 'member' | 'admin' | 'owner';
   body?: z.ZodType;
   query?: z.ZodObject;
+  /** Path parameters besides teamId. */
+  params?: z.ZodObject;
   ok: [status: number, ResponseConfig];
   errors?: readonly ErrorCode[];
 };
@@ -183,6 +190,16 @@ const OPERATIONS: Operation[] = [
     errors: ['api_key_not_found'],
   },
   {
+    method: 'delete',
+    path: 'budgets',
+    operationId: 'deleteTeamBudget',
+    summary: 'Remove a team budget (the server default, if any, applies again)',
+    role: 'admin',
+    query: ZBudgetId,
+    ok: noContent('Removed.'),
+    errors: ['not_found'],
+  },
+  {
     method: 'get',
     path: 'usage',
     operationId: 'getTeamUsage',
@@ -207,6 +224,16 @@ const OPERATIONS: Operation[] = [
     role: 'admin',
     body: ZStoreProviderKeyRequest,
     ok: [201, jsonResponse('Stored.', ZStoredProviderKey)],
+  },
+  {
+    method: 'delete',
+    path: 'provider-keys/{provider}',
+    operationId: 'deleteTeamProviderKey',
+    summary: "Delete the team's stored key of a provider",
+    role: 'admin',
+    params: ZProviderKeyParams,
+    ok: noContent('Deleted.'),
+    errors: ['provider_key_not_found'],
   },
   {
     method: 'get',
@@ -276,7 +303,7 @@ export function registerTeamPaths(registry: OpenAPIRegistry): void {
       tags: [TEAMS_TAG.name],
       security: SESSION,
       request: {
-        params: ZTeamPath,
+        params: op.params ? ZTeamPath.extend(op.params.shape) : ZTeamPath,
         ...(op.body ? { body: jsonBody(op.body) } : {}),
         ...(op.query ? { query: op.query } : {}),
       },

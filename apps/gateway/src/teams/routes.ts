@@ -1,47 +1,33 @@
 import { randomBytes } from 'node:crypto';
 import {
   type ListTeamsResponse,
-  type TeamBudgetsResponse,
   type TeamSummary,
-  usageRange,
   ZAcceptTeamInviteRequest,
   ZCreateApiKeyRequest,
   ZCreateTeamRequest,
   ZRevokeApiKeyRequest,
-  ZSetBudgetRequest,
-  ZStoreProviderKeyRequest,
   ZTeamInviteRequest,
   ZTeamMemberRequest,
   ZTeamMemberRoleRequest,
   ZUpdateApiKeyRulesRequest,
-  ZUsageQuery,
 } from '@platform/contract';
 import { AppError } from '@platform/errors';
 import { jsonBody, parseRequestPart } from '@platform/service-kit';
-import { type Request, type RequestHandler, type Response, Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import { listApiKeys } from '../api-keys/list-api-keys';
 import { revokeApiKey } from '../api-keys/revoke-api-key';
 import { updateApiKeyRules } from '../api-keys/update-rules';
-import { recordAudit } from '../audit/record';
 import { listAuditEvents } from '../audit/repo';
 import { authenticate, requireAuthOf } from '../auth/api-key-auth';
 import { requireTrustedOrigin } from '../auth/csrf';
-import type { AuthDeps } from '../auth/deps';
 import { hashSessionToken } from '../auth/sessions';
-import type { Budgets } from '../budgets/budgets';
-import { ownsApiKey, upsertUserBudget, useInWindow } from '../budgets/repo';
-import type { Mailer } from '../mail/mailer';
-import type { ProviderKeyDeps } from '../provider-keys/deps';
-import { listProviderKeys } from '../provider-keys/list-provider-keys';
-import { storeProviderKey } from '../provider-keys/store-provider-key';
 import { issueSignInCode } from '../sign-in/magic-link';
-import { summariseUsage } from '../usage/repo';
 import { teamAccess, teamOf } from './access';
 import { createTeamKey } from './keys';
 import * as repo from './repo';
+import { addTeamResourceRoutes } from './resource-routes';
 import { canManage, isTeamRole, permissionsOf, type TeamRole } from './roles';
-
-export type TeamDeps = AuthDeps & ProviderKeyDeps & { budgets: Budgets; mailer: Mailer };
+import { auditTeam, type Guards, type TeamDeps } from './team-deps';
 
 const INVITE_TTL_MS = 7 * 86_400_000;
 
@@ -62,17 +48,6 @@ async function memberRole(deps: TeamDeps, teamId: string, userId: string): Promi
 
 const forbidden = (message: string) =>
   new AppError('forbidden', { details: [{ path: 'team.role', message }] });
-
-/** Audits a team action: the team's log (its subject is the owner of the record). */
-function audit(
-  deps: TeamDeps,
-  req: Request,
-  res: Response,
-  entry: Omit<Parameters<typeof recordAudit>[3], 'ownerUserId' | 'teamId'>,
-) {
-  const { team } = teamOf(res);
-  return recordAudit(deps, req, res, { ...entry, ownerUserId: team.subjectUserId, teamId: team.id });
-}
 
 /**
  * `/api/v1/teams`: teams, members, invites, team keys, budgets, provider keys
@@ -102,7 +77,7 @@ export function createTeamRouter(deps: TeamDeps): Router {
     const userId = requireAuthOf(res).userId;
     const team = await repo.insertTeam(deps.prisma, body.name, userId);
     res.locals.team = { team, role: 'owner', userId };
-    await audit(deps, req, res, {
+    await auditTeam(deps, req, res, {
       action: 'team.create',
       target: `team:${team.id}`,
       after: { name: team.name },
@@ -130,7 +105,7 @@ export function createTeamRouter(deps: TeamDeps): Router {
     const found = await repo.findMembership(deps.prisma, joined.teamId, auth.userId);
     if (found) {
       res.locals.team = { team: found.team, role: found.role, userId: auth.userId };
-      await audit(deps, req, res, {
+      await auditTeam(deps, req, res, {
         action: 'member.join',
         target: `user:${auth.userId}`,
         after: { role: found.role },
@@ -177,7 +152,7 @@ export function createTeamRouter(deps: TeamDeps): Router {
       subject: `You are invited to the team ${team.name}`,
       text: `Sign in and join the team ${team.name} as ${body.role}:\n\n${link.href}\n\nThe sign-in link works once within ${deps.env.MAGIC_LINK_TTL_MINUTES} minutes; the invitation expires on ${expiresAt.toISOString()}.`,
     });
-    await audit(deps, req, res, {
+    await auditTeam(deps, req, res, {
       action: 'member.invite',
       target: `invite:${invite.id}`,
       after: { email, role: body.role },
@@ -195,7 +170,7 @@ export function createTeamRouter(deps: TeamDeps): Router {
     if (!canManage(role, current) || !canManage(role, body.role))
       throw forbidden(`a ${role} cannot change a ${current} to ${body.role}`);
     await repo.setRole(deps.prisma, team.id, body.user_id, body.role);
-    await audit(deps, req, res, {
+    await auditTeam(deps, req, res, {
       action: 'member.role',
       target: `user:${body.user_id}`,
       before: { role: current },
@@ -210,7 +185,7 @@ export function createTeamRouter(deps: TeamDeps): Router {
     const current = await memberRole(deps, team.id, body.user_id);
     if (!canManage(role, current)) throw forbidden(`a ${role} cannot remove a ${current}`);
     await repo.removeMember(deps.prisma, team.id, body.user_id);
-    await audit(deps, req, res, {
+    await auditTeam(deps, req, res, {
       action: 'member.remove',
       target: `user:${body.user_id}`,
       before: { role: current },
@@ -222,7 +197,7 @@ export function createTeamRouter(deps: TeamDeps): Router {
     const { team, role, userId } = teamOf(res);
     if (role === 'owner') throw forbidden('the owner transfers ownership before leaving');
     await repo.removeMember(deps.prisma, team.id, userId);
-    await audit(deps, req, res, { action: 'member.leave', target: `user:${userId}`, before: { role } });
+    await auditTeam(deps, req, res, { action: 'member.leave', target: `user:${userId}`, before: { role } });
     res.status(204).end();
   });
 
@@ -232,7 +207,7 @@ export function createTeamRouter(deps: TeamDeps): Router {
     if (body.user_id === userId) throw forbidden('you are the owner already');
     const current = await memberRole(deps, team.id, body.user_id);
     await repo.transferOwnership(deps.prisma, team.id, userId, body.user_id);
-    await audit(deps, req, res, {
+    await auditTeam(deps, req, res, {
       action: 'team.transfer',
       target: `user:${body.user_id}`,
       before: { owner: userId, role: current },
@@ -242,17 +217,15 @@ export function createTeamRouter(deps: TeamDeps): Router {
   });
 
   addTeamKeyRoutes(router, deps, read, write);
-  addTeamBudgetRoutes(router, deps, read, write);
+  addTeamResourceRoutes(router, deps, read, write);
   return router;
 }
-
-type Guards = (action: Parameters<typeof teamAccess>[1]) => RequestHandler[];
 
 function addTeamKeyRoutes(router: Router, deps: TeamDeps, read: Guards, write: Guards): void {
   router.post('/api/v1/teams/:teamId/api-keys', ...write('keys.write'), async (req, res) => {
     const body = parseRequestPart(ZCreateApiKeyRequest, req.body);
     const created = await createTeamKey(deps, teamOf(res).team.subjectUserId, body);
-    await audit(deps, req, res, {
+    await auditTeam(deps, req, res, {
       action: 'api_key.create',
       target: `api_key:${created.key_id}`,
       after: {
@@ -275,7 +248,7 @@ function addTeamKeyRoutes(router: Router, deps: TeamDeps, read: Guards, write: G
       keyId: body.key_id,
     });
     if (changed) {
-      await audit(deps, req, res, {
+      await auditTeam(deps, req, res, {
         action: 'api_key.revoke',
         target: `api_key:${body.key_id}`,
         before: { status: 'active' },
@@ -291,7 +264,7 @@ function addTeamKeyRoutes(router: Router, deps: TeamDeps, read: Guards, write: G
       keyId: body.key_id,
       ...body,
     });
-    await audit(deps, req, res, { action: 'api_key.rules', target: `api_key:${body.key_id}`, ...change });
+    await auditTeam(deps, req, res, { action: 'api_key.rules', target: `api_key:${body.key_id}`, ...change });
     res.json({ key_id: body.key_id, ...change.after });
   });
   router.get('/api/v1/teams/:teamId/audit', ...read('audit.read'), async (_req, res) => {
@@ -309,68 +282,5 @@ function addTeamKeyRoutes(router: Router, deps: TeamDeps, read: Guards, write: G
         after: r.after ?? null,
       })),
     });
-  });
-}
-
-function addTeamBudgetRoutes(router: Router, deps: TeamDeps, read: Guards, write: Guards): void {
-  router.get('/api/v1/teams/:teamId/budgets', ...read('budgets.read'), async (_req, res) => {
-    const subject = teamOf(res).team.subjectUserId;
-    const [budgets, today] = await Promise.all([deps.budgets.list(subject), deps.budgets.today(subject)]);
-    res.json({
-      currency: deps.env.AI_COST_CURRENCY,
-      today: { day: today.day, total_tokens: today.used },
-      budgets: budgets.map((b) => ({
-        scope: b.scope,
-        subject: b.subject,
-        period: b.period,
-        unit: b.unit,
-        limit: b.limit,
-        used: b.used,
-        source: b.source,
-        resets_at: b.resetsAt.toISOString(),
-      })),
-    } satisfies TeamBudgetsResponse);
-  });
-  router.put('/api/v1/teams/:teamId/budgets', ...write('budgets.write'), async (req, res) => {
-    const rule = parseRequestPart(ZSetBudgetRequest, req.body);
-    const subject = teamOf(res).team.subjectUserId;
-    if (rule.scope === 'api_key' && !(await ownsApiKey(deps.prisma, subject, rule.subject)))
-      throw new AppError('api_key_not_found');
-    const counted = await deps.budgets.isCounted(subject, rule);
-    await upsertUserBudget(deps.prisma, subject, rule);
-    if (!counted) await deps.budgets.seed(subject, rule, (w) => useInWindow(deps.prisma, subject, rule, w));
-    deps.budgets.invalidate(subject);
-    await audit(deps, req, res, {
-      action: 'budget.set',
-      target: `budget:${rule.scope}.${rule.period}.${rule.unit}${rule.subject ? `:${rule.subject}` : ''}`,
-      after: { limit: rule.limit },
-    });
-    res.json({ ...rule });
-  });
-  // The team's usage and spend per project and day, as GET /api/v1/usage shows a user's.
-  router.get('/api/v1/teams/:teamId/usage', ...read('usage.read'), async (req, res) => {
-    const asked = parseRequestPart(ZUsageQuery, req.query);
-    const query = parseRequestPart(ZUsageQuery, { ...asked, ...usageRange(asked, deps.clock()) });
-    const usage = await summariseUsage(deps.prisma, {
-      userId: teamOf(res).team.subjectUserId,
-      from: query.from as string,
-      to: query.to as string,
-      projectId: query.project_id,
-      currency: deps.env.AI_COST_CURRENCY,
-    });
-    res.json({ usage });
-  });
-  router.get('/api/v1/teams/:teamId/provider-keys', ...read('provider_keys.read'), async (_req, res) => {
-    res.json(await listProviderKeys(deps, teamOf(res).team.subjectUserId));
-  });
-  router.post('/api/v1/teams/:teamId/provider-keys', ...write('provider_keys.write'), async (req, res) => {
-    const body = parseRequestPart(ZStoreProviderKeyRequest, req.body);
-    const stored = await storeProviderKey(deps, { userId: teamOf(res).team.subjectUserId, ...body });
-    await audit(deps, req, res, {
-      action: 'provider_key.set',
-      target: `provider_key:${body.provider}`,
-      after: stored,
-    });
-    res.status(201).json(stored);
   });
 }
