@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { AggregatorRegistry, type Registry } from 'prom-client';
+import type { AggregatorRegistry as Aggregator, Registry } from 'prom-client';
 
 /**
  * /metrics of a service running as cluster workers: the worker that gets the
@@ -20,9 +20,11 @@ export const CLUSTER_METRICS_TIMEOUT_MS = 6000;
 
 /** Primary: answers workers' metrics requests with the aggregate of all workers. */
 export function serveClusterMetrics(): void {
-  const aggregator = new AggregatorRegistry();
+  // prom-client loads with the first scrape: an idle primary holds ~20 MB less (issue 46).
+  let aggregator: Aggregator<'text/plain; version=0.0.4; charset=utf-8'> | undefined;
   cluster.on('message', (worker, message: MetricsRequest) => {
     if (message?.type !== REQUEST) return;
+    if (aggregator === undefined) aggregator = new (promClient().AggregatorRegistry)();
     const reply = (body: Omit<MetricsResponse, 'type' | 'id'>) => {
       if (worker.isConnected()) worker.send({ type: RESPONSE, id: message.id, ...body });
     };
@@ -39,9 +41,14 @@ export function serveClusterMetrics(): void {
  * One registry per worker process: a second call replaces the first.
  */
 export function reportToPrimary(registry: Registry): void {
+  const { AggregatorRegistry } = promClient();
   AggregatorRegistry.setRegistries([registry]);
   // Constructing one installs prom-client's listener for the primary's collection requests.
   new AggregatorRegistry();
+}
+
+function promClient(): typeof import('prom-client') {
+  return require('prom-client') as typeof import('prom-client');
 }
 
 /** Thrown when the primary did not answer in time or failed to collect. */

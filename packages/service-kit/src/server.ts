@@ -2,7 +2,8 @@ import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ERROR_CODES, type ErrorCode } from '@platform/errors';
+// The codes alone: the cluster primary loads this file, and the package's index brings zod and Express types.
+import { ERROR_CODES, type ErrorCode } from '@platform/errors/codes';
 import type { Logger } from '@platform/logging';
 import type { Express } from 'express';
 
