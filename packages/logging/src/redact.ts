@@ -202,3 +202,23 @@ function redactProperties(line: string): string {
 export function redactLine(line: string): string {
   return redactProperties(line).replace(QUERY, `$1${REDACTED}`).replace(BEARER, `$1${REDACTED}`);
 }
+
+/**
+ * Key-shaped tokens in free text: provider and platform secrets by their
+ * published prefixes (OpenAI and Anthropic `sk-`, Stripe `sk_`/`rk_`/`whsec_`,
+ * Groq `gsk_`, xAI `xai-`, Google `AIza`, GitHub `ghp_`/`github_pat_`, AWS
+ * `AKIA`, this gateway's `gw_`), each followed by a long run of key
+ * characters. One character class per run after a fixed prefix: linear, no
+ * backtracking beyond the run.
+ */
+const KEY_SHAPED = /\b(?:sk-|sk_|rk_|whsec_|gsk_|xai-|ghp_|github_pat_|gw_|AIza|AKIA)[A-Za-z0-9_-]{16,}/g;
+
+/**
+ * Redacts client text kept for people to read (captured prompts and answers,
+ * docs/observability.md): the log rules of redactLine (secret-named JSON
+ * properties, secret query parameters, bearer tokens) plus key-shaped tokens
+ * anywhere in the text, which a log line's property names cannot catch.
+ */
+export function redactText(text: string): string {
+  return redactLine(text).replace(KEY_SHAPED, REDACTED);
+}
