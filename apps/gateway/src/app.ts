@@ -23,12 +23,14 @@ import { corsPolicy } from './http/cors';
 import { createMcpPolicyRouter } from './mcp/policy-routes';
 import { createMcpRouter } from './mcp/routes';
 import { createMcpServerRouter } from './mcp/server-routes';
+import { createProjectSettingsRouter } from './observability/project-settings-routes';
 import { createRequestLogRouter } from './observability/request-log-routes';
 import { createMessagesRouter } from './openai-compat/messages/routes';
 import { createOpenAiCompatRouter } from './openai-compat/routes';
 import { createProviderKeyRouter } from './provider-keys/routes';
 import { createSignInRouter } from './sign-in/routes';
 import { createSsoRouter } from './sso/routes';
+import { createTeamRequestLogRouter } from './teams/request-log-routes';
 import { createTeamRouter } from './teams/routes';
 import { createUsageRouter } from './usage/routes';
 import { requireServiceToken } from './usage/service-token';
@@ -140,6 +142,15 @@ export function createApp(deps: GatewayDeps): Express {
   );
   app.use(createRequestLogRouter({ prisma, auth: sessionOrKey }));
   app.use(
+    createProjectSettingsRouter({
+      prisma,
+      logger,
+      capture: deps.projectCapture,
+      auth: sessionOrKey,
+      csrf: requireTrustedOrigin(deps),
+    }),
+  );
+  app.use(
     createUsageRouter({
       prisma,
       auth: sessionOrKey,
@@ -161,6 +172,7 @@ export function createApp(deps: GatewayDeps): Express {
   );
   app.use(createAuditRouter({ prisma, auth: sessionOrKey }));
   app.use(createTeamRouter(deps));
+  app.use(createTeamRequestLogRouter(deps));
   app.use(
     createMcpServerRouter({
       prisma,

@@ -24,6 +24,7 @@ import { loadMcpConfig } from './mcp/config';
 import { createMcpGateway, type McpGateway } from './mcp/gateway';
 import { findSessionPolicies } from './mcp/policy-repo';
 import { loadUserServers } from './mcp/server-repo';
+import { createProjectCapture, type ProjectCapture } from './observability/capture';
 import { createRequestLog, startRequestLogRetention } from './observability/request-log';
 import { createResponseStore, type ResponseStore } from './openai-compat/responses/store';
 import { parseMasterKeys } from './provider-keys/crypto';
@@ -69,6 +70,8 @@ export type GatewayDeps = AuthDeps &
     mcp: McpGateway;
     /** Stored responses of /v1/responses; null when RESPONSES_RETENTION_DAYS is 0. */
     responses: ResponseStore | null;
+    /** Which projects keep prompts and answers in the request log (cached per owner). */
+    projectCapture: ProjectCapture;
     /** Stops the retention jobs. */
     stopRetention: () => void;
   };
@@ -187,7 +190,9 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     clock,
     retentionDays: env.AUDIT_RETENTION_DAYS,
   });
-  const requestLog = env.REQUEST_LOG_RETENTION_DAYS > 0 ? createRequestLog({ prisma, logger }) : null;
+  const projectCapture = createProjectCapture({ prisma, kv, logger, clock });
+  const requestLog =
+    env.REQUEST_LOG_RETENTION_DAYS > 0 ? createRequestLog({ prisma, logger, capture: projectCapture }) : null;
   const requestLogRetention = requestLog
     ? startRequestLogRetention({ prisma, logger, clock, retentionDays: env.REQUEST_LOG_RETENTION_DAYS })
     : null;
@@ -254,6 +259,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     billing,
     mcp,
     responses,
+    projectCapture,
     stopRetention: () => {
       retention.stop();
       auditRetention.stop();
@@ -277,5 +283,6 @@ export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
   await deps.ledger.close();
   await deps.apiKeys.close();
   await deps.storedKeys.close();
+  await deps.projectCapture.close();
   await deps.mailer.close();
 }

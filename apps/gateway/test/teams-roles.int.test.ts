@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildGatewayOpenApi } from '@platform/contract';
@@ -6,6 +6,7 @@ import request from 'supertest';
 import { upsertUserBudget } from '../src/budgets/repo';
 import { storeProviderKey } from '../src/provider-keys/store-provider-key';
 import { insertTeam } from '../src/teams/repo';
+import { createTeamRequestLogRouter } from '../src/teams/request-log-routes';
 import { can, TEAM_PERMISSIONS, TEAM_ROLES, type TeamAction, type TeamRole } from '../src/teams/roles';
 import { createTeamRouter } from '../src/teams/routes';
 import { OWN_ORIGIN, type SignedIn, sessionCookieOf, useIdentityHarness } from './support/identity-harness';
@@ -136,6 +137,22 @@ const ACTIONS: Record<string, Case & { permission: TeamAction }> = {
     ok: 201,
   },
   'read the audit log': { permission: 'audit.read', method: 'get', path: 'audit', ok: 200 },
+  'read the request log': { permission: 'request_log.read', method: 'get', path: 'request-log', ok: 200 },
+  // An id that is no request: 404 `not found` for a member, `team not found` for an outsider.
+  'open a request': { permission: 'request_log.read', method: 'get', path: 'request-log/{id}', ok: 404 },
+  'read project settings': {
+    permission: 'request_log.read',
+    method: 'get',
+    path: 'project-settings',
+    ok: 200,
+  },
+  'set project capture': {
+    permission: 'projects.write',
+    method: 'put',
+    path: 'project-settings',
+    body: () => ({ project_id: 'p', capture_content: true }),
+    ok: 200,
+  },
   'transfer ownership': {
     permission: 'team.transfer',
     method: 'post',
@@ -156,7 +173,9 @@ const cases = Object.entries(ACTIONS).flatMap(([name, c]) =>
 /** `METHOD path` of every route of the team router under one team, read from the router itself. */
 function teamRoutes(): string[] {
   type Layer = { route?: { path: string; methods: Record<string, boolean> } };
-  const stack = (createTeamRouter(h.deps) as unknown as { stack: Layer[] }).stack;
+  const stack = [createTeamRouter(h.deps), createTeamRequestLogRouter(h.deps)].flatMap(
+    (router) => (router as unknown as { stack: Layer[] }).stack,
+  );
   return stack.flatMap((layer) =>
     layer.route?.path.startsWith('/api/v1/teams/:teamId/')
       ? Object.keys(layer.route.methods).map(
@@ -216,7 +235,7 @@ describe('team roles', () => {
 
   it.each(cases)('%s: %s', async (who, _name, c) => {
     const team = await freshTeam();
-    const url = `/api/v1/teams/${team.id}/${c.path.replace('{provider}', 'openai')}`;
+    const url = `/api/v1/teams/${team.id}/${c.path.replace('{provider}', 'openai').replace('{id}', randomUUID())}`;
     let req = request(h.app)[c.method](url).set('Cookie', users[who].cookie);
     if (c.query) req = req.query(c.query);
     if (c.method !== 'get') req = req.set('Origin', OWN_ORIGIN);
@@ -331,6 +350,7 @@ describe('team roles', () => {
           'budgets.read',
           'provider_keys.read',
           'usage.read',
+          'request_log.read',
           'keys.write',
         ],
       },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZProjectId } from './gateway-common';
 
 /** Most rows one page of the request log returns. */
 export const MAX_REQUEST_LOG_LIMIT = 200;
@@ -15,7 +16,7 @@ export const ZRequestLogQuery = z
       .meta({ description: 'Requests at or after this instant.' }),
     to: z.iso.datetime({ offset: true }).optional().meta({ description: 'Requests before this instant.' }),
     key_id: z.uuid().optional().meta({ description: 'Only requests made with this API key.' }),
-    project_id: z.string().min(1).max(128).optional(),
+    project_id: ZProjectId.optional(),
     model: z.string().min(1).max(256).optional().meta({ description: 'The model that answered.' }),
     status: z
       .union([z.literal('failed'), z.coerce.number().int().min(100).max(599)])
@@ -68,7 +69,58 @@ export const ZRequestLogEntry = z
   .meta({ id: 'RequestLogEntry' });
 export type RequestLogEntry = z.infer<typeof ZRequestLogEntry>;
 
+/** Most characters of a captured prompt, and of a captured answer (the rest is cut, and the cut said). */
+export const MAX_CAPTURED_CHARS = 16_384;
+
+export const ZCapturedContent = z
+  .object({
+    prompt: z.string().nullable().meta({
+      description:
+        'The messages as `role: content` paragraphs, redacted; null for requests without messages.',
+    }),
+    answer: z.string().nullable().meta({ description: 'The answer text the caller got, redacted.' }),
+  })
+  .meta({
+    id: 'CapturedContent',
+    description: `Kept only for projects whose owner turned capture on; secrets redacted, each text cut at ${MAX_CAPTURED_CHARS} characters.`,
+  });
+export type CapturedContent = z.infer<typeof ZCapturedContent>;
+
+/** `GET /api/v1/request-log/{request_id}`: one request, with its captured content when the caller may read it. */
+export const ZRequestLogDetail = ZRequestLogEntry.extend({
+  content: ZCapturedContent.nullable().meta({
+    description:
+      "Null when the project did not capture content, or when the caller is not the project's owner (a team's key).",
+  }),
+}).meta({ id: 'RequestLogDetail' });
+export type RequestLogDetail = z.infer<typeof ZRequestLogDetail>;
+
 export const ZRequestLogResponse = z
   .object({ requests: z.array(ZRequestLogEntry), next_cursor: z.string().nullable() })
   .meta({ id: 'RequestLogResponse' });
 export type RequestLogResponse = z.infer<typeof ZRequestLogResponse>;
+
+/** A project's settings. Projects are the `project_id` labels of the owner's requests; unset ones have the defaults. */
+export const ZProjectSettings = z
+  .object({
+    project_id: z.string(),
+    capture_content: z.boolean().meta({
+      description:
+        'Keep the prompts and answers of this project in the request log (redacted, size-capped). Default false.',
+    }),
+    updated_at: z.string().nullable().meta({ description: 'Null for a project with the defaults.' }),
+  })
+  .meta({ id: 'ProjectSettings' });
+export type ProjectSettings = z.infer<typeof ZProjectSettings>;
+
+export const ZListProjectSettingsResponse = z
+  .object({ projects: z.array(ZProjectSettings) })
+  .meta({ id: 'ListProjectSettingsResponse' });
+export type ListProjectSettingsResponse = z.infer<typeof ZListProjectSettingsResponse>;
+
+/** `PUT /api/v1/project-settings`: sets one project's settings. */
+export const ZSetProjectSettingsRequest = z
+  .object({ project_id: ZProjectId, capture_content: z.boolean() })
+  .strict()
+  .meta({ id: 'SetProjectSettingsRequest' });
+export type SetProjectSettingsRequest = z.infer<typeof ZSetProjectSettingsRequest>;

@@ -18,6 +18,14 @@ import {
   ZStoreProviderKeyRequest,
 } from './gateway-keys';
 import {
+  ZListProjectSettingsResponse,
+  ZProjectSettings,
+  ZRequestLogDetail,
+  ZRequestLogQuery,
+  ZRequestLogResponse,
+  ZSetProjectSettingsRequest,
+} from './gateway-request-log';
+import {
   ZAcceptTeamInviteRequest,
   ZAcceptTeamInviteResponse,
   ZCreateTeamRequest,
@@ -242,6 +250,42 @@ const OPERATIONS: Operation[] = [
     summary: "The team's audit log, the 500 newest events",
     role: 'admin',
     ok: [200, jsonResponse('Events, newest first.', ZTeamAuditResponse)],
+  },
+  {
+    method: 'get',
+    path: 'request-log',
+    operationId: 'searchTeamRequestLog',
+    summary: "The team's AI requests (its keys'), newest first, filtered as GET /api/v1/request-log",
+    role: 'viewer',
+    query: ZRequestLogQuery,
+    ok: [200, jsonResponse('A page of requests.', ZRequestLogResponse)],
+  },
+  {
+    method: 'get',
+    path: 'request-log/{id}',
+    operationId: 'getTeamRequestLogEntry',
+    summary: 'One team request with its attempts; captured content for admins and the owner only',
+    role: 'viewer',
+    params: z.object({ id: z.uuid().meta({ description: 'The request id.' }) }),
+    ok: [200, jsonResponse('The request.', ZRequestLogDetail)],
+    errors: ['not_found'],
+  },
+  {
+    method: 'get',
+    path: 'project-settings',
+    operationId: 'listTeamProjectSettings',
+    summary: "The team's projects with settings other than the defaults",
+    role: 'viewer',
+    ok: [200, jsonResponse('Stored settings, by project id.', ZListProjectSettingsResponse)],
+  },
+  {
+    method: 'put',
+    path: 'project-settings',
+    operationId: 'setTeamProjectSettings',
+    summary: "Turn prompt and answer capture on or off for one of the team's projects",
+    role: 'admin',
+    body: ZSetProjectSettingsRequest,
+    ok: [200, jsonResponse('The project settings now in force.', ZProjectSettings)],
   },
 ];
 

@@ -14,6 +14,7 @@ import { registerAiPaths } from './openapi-gateway-ai';
 import { AUTH_TAGS, registerAuthPaths, SESSION_OR_API_KEY } from './openapi-gateway-auth';
 import { MCP_TAG, registerMcpPaths } from './openapi-gateway-mcp';
 import { OPENAI_EXTRA_SCHEMAS, OPENAI_TAG, registerOpenAiPaths } from './openapi-gateway-openai';
+import { REQUEST_LOG_TAG, registerRequestLogPaths } from './openapi-gateway-request-log';
 import { registerTeamPaths, TEAMS_TAG } from './openapi-gateway-teams';
 import { registerBillingPaths, registerBudgetPaths, registerUsagePaths } from './openapi-gateway-usage';
 import { ANTHROPIC_TAG, registerWirePaths } from './openapi-gateway-wire';
@@ -138,6 +139,7 @@ export function buildGatewayOpenApi(
         registerProviderKeyPaths(registry);
         registerUsagePaths(registry);
         registerBudgetPaths(registry);
+        registerRequestLogPaths(registry);
         registerMcpPaths(registry);
         registerTeamPaths(registry);
         registerBillingPaths(registry);
@@ -154,6 +156,7 @@ export function buildGatewayOpenApi(
           description: 'Requests, tokens and cost per project, key, model and day; the ledger feed.',
         },
         { name: 'Budgets', description: 'Token and cost budgets per user, API key and project.' },
+        REQUEST_LOG_TAG,
         MCP_TAG,
         TEAMS_TAG,
         OPENAI_TAG,

@@ -57,6 +57,11 @@ const GATEWAY_OPERATIONS = [
   'get /api/v1/budgets',
   'put /api/v1/budgets',
   'delete /api/v1/budgets',
+  // Beyond the spec (issue 43, docs/observability.md): the request log and project capture settings.
+  'get /api/v1/request-log',
+  'get /api/v1/request-log/{request_id}',
+  'get /api/v1/project-settings',
+  'put /api/v1/project-settings',
   // Beyond the spec (issue 41, docs/mcp.md): MCP servers and tool policies.
   'get /api/v1/mcp/servers',
   'post /api/v1/mcp/servers',
@@ -94,6 +99,11 @@ const GATEWAY_OPERATIONS = [
     'post provider-keys',
     'delete provider-keys/{provider}',
     'get audit',
+    // Issue 43 (docs/observability.md): the team's request log and capture settings.
+    'get request-log',
+    'get request-log/{id}',
+    'get project-settings',
+    'put project-settings',
   ].map((op) => op.replace(' ', ' /api/v1/teams/{teamId}/')),
   'post /v1/chat/completions',
   'post /v1/messages',

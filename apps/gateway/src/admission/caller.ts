@@ -16,3 +16,8 @@ export function callerOf(res: Response): Caller {
   if (auth.kind !== 'api_key') return { userId: auth.userId, apiKeyId: null };
   return { userId: auth.userId, apiKeyId: auth.apiKeyId, keyRules: auth.rules };
 }
+
+/** Only the caller's user id (no Caller object built): for a lookup started before admission. */
+export function callerIdOf(res: Response): string {
+  return requireAuthOf(res).userId;
+}

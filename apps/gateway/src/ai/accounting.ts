@@ -5,9 +5,10 @@ import { addAccessLogFields, type Logger } from '@platform/logging';
 import { endSpan, sendJson, startSpan, tracingOn } from '@platform/service-kit';
 import type { Response } from 'express';
 import { type AdmissionPorts, admit } from '../admission/admit';
-import type { Caller } from '../admission/caller';
+import { type Caller, callerIdOf } from '../admission/caller';
 import type { Budgets, Reservation } from '../budgets/budgets';
 import type { Clock } from '../clock';
+import { captureContent } from '../observability/capture';
 import type { RequestLog } from '../observability/request-log';
 import { annotateRecord } from '../observability/spans';
 import type { UsageLedger } from '../usage/ledger';
@@ -45,7 +46,7 @@ export type AccountingPorts = PricingPorts & {
   ledger: Pick<UsageLedger, 'append'>;
   metrics: Pick<AiMetrics, 'requestFinished'>;
   logger: Logger;
-  requestLog: Pick<RequestLog, 'record'> | null;
+  requestLog: Pick<RequestLog, 'record' | 'capturedProjects'> | null;
   /** Keeps failed attempts the provider may bill (usage_attempts); never charged. */
   recordAttempts?: (rows: UsageAttemptRow[]) => Promise<void>;
 };
@@ -119,6 +120,8 @@ export type RequestOutcome = {
   segments?: ReadonlyArray<{ target: Target; usage: ChatUsage | null; cache?: CacheTokens | null }>;
   /** The error code the caller got (request log), when it got one. */
   error?: string;
+  /** The answer's text (choice 0), kept by the request log only when the project captures content. */
+  answer?: string | undefined;
   /** A stream continued on other targets after a cut (the record's `continued`). */
   continued?: boolean;
 };
@@ -273,6 +276,9 @@ export async function runAccounted(
   run: (call: AccountedCall) => Promise<Answered>,
 ): Promise<void> {
   const startedAt = rt.clock();
+  // Whether the project keeps prompts and answers: a cached set per owner (observability/capture.ts),
+  // read while admission runs; settled before it ends on a cache hit.
+  const capturing = rt.requestLog?.capturedProjects(callerIdOf(res));
   // Key rules, paid lanes, the budget reservation (and a cached key's check): admission/admit.ts.
   const {
     caller,
@@ -302,11 +308,13 @@ export async function runAccounted(
     log: rt.requestLog ? { startedAt: base.startedAt, attempts: [] } : undefined,
   };
   const attempts = collected.billable;
+  const capture = capturing !== undefined && (await capturing).has(request.projectId);
   const finish = createFinish(rt, base, reservation, storedKeys, (record, outcome) => {
     if (rt.requestLog && collected.log)
       rt.requestLog.record(record, collected.log, {
         userAgent: res.req.headers['user-agent'],
         error: outcome.error,
+        content: capture ? captureContent(request.chat?.params.messages, outcome.answer) : undefined,
       });
   });
   const clientSignal = clientAbortSignal(res);

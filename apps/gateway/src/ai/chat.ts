@@ -102,24 +102,28 @@ export function toChatCompletionResponse(result: FallbackResult<ChatCompletion>)
  */
 export function completionUsage(prepared: PreparedChat, result: FallbackResult<ChatCompletion>) {
   const reported = result.value.usage;
+  // The answer's text as it already is (no copy), for the request log when its project captures content.
+  const answer = result.value.choices[0]?.message.content ?? undefined;
   if (reported && (reported.total_tokens ?? 0) > 0) {
     return {
       target: result.target,
+      answer,
       usage: { ...toChatUsage(reported), cached_tokens: reported.prompt_tokens_details?.cached_tokens ?? 0 },
       cache: cacheTokensOf(reported),
       estimated: false,
     };
   }
   const prompt = estimateChatPrompt(prepared);
-  const answer = result.value.choices
+  const written = result.value.choices
     .map(
       (c) =>
         `${c.message.content ?? ''}${(c.message.tool_calls ?? []).map((t) => JSON.stringify(t)).join('')}`,
     )
     .join('');
-  const completion = estimateTokens(answer);
+  const completion = estimateTokens(written);
   return {
     target: result.target,
+    answer,
     usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
     estimated: true,
   };

@@ -10,6 +10,7 @@ export type AuditAction =
   | 'api_key.rules'
   | 'budget.set'
   | 'budget.delete'
+  | 'project.capture'
   | 'provider_key.set'
   | 'provider_key.delete'
   | 'sign_in.magic_link'

@@ -22,6 +22,9 @@ export type RequestLogRow = {
   userAgent: string | null;
   error: string | null;
   attempts: LoggedAttempt[];
+  /** Captured, redacted and cut prompt (observability/capture.ts); null or absent: none. */
+  prompt?: string | null | undefined;
+  answer?: string | null | undefined;
   createdAt: Date;
 };
 
@@ -36,16 +39,17 @@ export type RequestLogRow = {
  */
 const INSERT_REQUEST_LOG_SQL = `INSERT INTO request_log (request_id, user_id, api_key_id, project_id, endpoint, lane,
     provider, model, status, prompt_tokens, completion_tokens, cached_tokens, cost_micros, currency, latency_ms,
-    ttft_ms, user_agent, error, attempts, created_at)
+    ttft_ms, user_agent, error, attempts, prompt, answer, created_at)
   SELECT r."requestId", r."userId", r."apiKeyId", r."projectId", r.endpoint, r.lane, r.provider, r.model, r.status,
          r."promptTokens", r."completionTokens", r."cachedTokens", round(r."costMicros")::bigint, r.currency,
          greatest(0, round(r."latencyMs"))::int,
          CASE WHEN r."ttftMs" IS NULL THEN NULL ELSE greatest(0, round(r."ttftMs"))::int END, r."userAgent", r.error,
-         coalesce(r.attempts, '[]'::jsonb), r."createdAt"
+         coalesce(r.attempts, '[]'::jsonb), r.prompt, r.answer, r."createdAt"
     FROM json_to_recordset($1::json) AS r("requestId" uuid, "userId" uuid, "apiKeyId" uuid, "projectId" text,
          endpoint text, lane text, provider text, model text, status int, "promptTokens" int,
          "completionTokens" int, "cachedTokens" int, "costMicros" numeric, currency text, "latencyMs" numeric,
-         "ttftMs" numeric, "userAgent" text, error text, attempts jsonb, "createdAt" timestamptz)
+         "ttftMs" numeric, "userAgent" text, error text, attempts jsonb, prompt text, answer text,
+         "createdAt" timestamptz)
   ON CONFLICT (request_id) DO NOTHING`;
 
 export async function insertRequestLog(prisma: PrismaClient, rows: RequestLogRow[]): Promise<void> {
@@ -96,16 +100,22 @@ function whereOf(f: RequestLogFilter) {
   };
 }
 
-type Stored = Omit<RequestLogRow, 'costMicros' | 'attempts'> & { costMicros: bigint; attempts: unknown };
+type Stored = Omit<RequestLogRow, 'costMicros' | 'attempts' | 'prompt' | 'answer'> & {
+  costMicros: bigint;
+  attempts: unknown;
+  prompt?: string | null;
+  answer?: string | null;
+};
 
 function fromStored(row: Stored): RequestLogRow {
   return { ...row, costMicros: Number(row.costMicros), attempts: row.attempts as LoggedAttempt[] };
 }
 
-/** Newest first, at most `limit` rows. */
+/** Newest first, at most `limit` rows; without captured content (the single-request view has it). */
 export async function searchRequestLog(prisma: PrismaClient, f: RequestLogFilter): Promise<RequestLogRow[]> {
   const rows = await prisma.requestLogEntry.findMany({
     where: whereOf(f),
+    omit: { prompt: true, answer: true },
     orderBy: [{ createdAt: 'desc' }, { requestId: 'desc' }],
     take: f.limit,
   });

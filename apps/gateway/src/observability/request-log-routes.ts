@@ -1,4 +1,5 @@
 import {
+  type RequestLogDetail,
   type RequestLogEntry,
   type RequestLogQuery,
   type RequestLogResponse,
@@ -9,6 +10,7 @@ import { parseRequestPart } from '@platform/service-kit';
 import { type RequestHandler, Router } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
 import type { PrismaClient } from '../generated/prisma/client';
+import { isTeamSubject } from './project-settings-repo';
 import {
   findRequestLog,
   type RequestLogFilter,
@@ -18,7 +20,12 @@ import {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function toEntry(row: RequestLogRow): RequestLogEntry {
+/** Whether a path's id can be a request id (anything else is 404, as an unknown one). */
+export function isRequestId(id: unknown): id is string {
+  return typeof id === 'string' && UUID.test(id);
+}
+
+export function toEntry(row: RequestLogRow): RequestLogEntry {
   return {
     request_id: row.requestId,
     created_at: row.createdAt.toISOString(),
@@ -43,7 +50,7 @@ function toEntry(row: RequestLogRow): RequestLogEntry {
 }
 
 /** `<created_at ms>.<request id>` of a page's last row: the next page starts below it. */
-function encodeCursor(row: RequestLogRow): string {
+export function encodeCursor(row: RequestLogRow): string {
   return `${row.createdAt.getTime()}.${row.requestId}`;
 }
 
@@ -58,7 +65,16 @@ function decodeCursor(cursor: string): { createdAt: Date; requestId: string } {
   return { createdAt: new Date(ms), requestId };
 }
 
-function filterOf(userId: string, q: RequestLogQuery): RequestLogFilter {
+/** One request as the detail view shows it; `readContent` false hides what was captured. */
+export function toDetail(row: RequestLogRow, readContent: boolean): RequestLogDetail {
+  const captured = row.prompt != null || row.answer != null;
+  return {
+    ...toEntry(row),
+    content: readContent && captured ? { prompt: row.prompt ?? null, answer: row.answer ?? null } : null,
+  };
+}
+
+export function filterOf(userId: string, q: RequestLogQuery): RequestLogFilter {
   return {
     userId,
     from: q.from ? new Date(q.from) : undefined,
@@ -78,7 +94,8 @@ function filterOf(userId: string, q: RequestLogQuery): RequestLogFilter {
 /**
  * `GET /api/v1/request-log`: the caller's AI requests, newest first, with
  * filters (ZRequestLogQuery) and a cursor. `GET /api/v1/request-log/{id}`:
- * one of them with its attempts; 404 for another user's or an unknown id.
+ * one of them with its attempts and, for the project's owner, its captured
+ * prompt and answer; 404 for another user's or an unknown id.
  */
 export function createRequestLogRouter(opts: { prisma: PrismaClient; auth: RequestHandler }): Router {
   const router = Router();
@@ -93,10 +110,14 @@ export function createRequestLogRouter(opts: { prisma: PrismaClient; auth: Reque
   });
   router.get('/api/v1/request-log/:id', opts.auth, async (req, res) => {
     const id = req.params.id;
-    if (typeof id !== 'string' || !UUID.test(id)) throw new AppError('not_found');
-    const row = await findRequestLog(opts.prisma, requireAuthOf(res).userId, id.toLowerCase());
+    if (!isRequestId(id)) throw new AppError('not_found');
+    const userId = requireAuthOf(res).userId;
+    const row = await findRequestLog(opts.prisma, userId, id.toLowerCase());
     if (!row) throw new AppError('not_found');
-    res.json(toEntry(row));
+    // Captured text is for the project's owner: a team's own key (its billing subject) never reads it.
+    const captured = row.prompt != null || row.answer != null;
+    const readContent = captured && !(await isTeamSubject(opts.prisma, userId));
+    res.json(toDetail(row, readContent));
   });
   return router;
 }

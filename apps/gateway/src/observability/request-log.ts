@@ -4,6 +4,7 @@ import type { PrismaClient } from '../generated/prisma/client';
 import { type RetentionSweep, startRetentionSweep } from '../retention/sweep';
 import type { LedgerRecord } from '../usage/record';
 import { type AttemptLog, firstTokenMs } from './attempt-log';
+import type { CapturedContent, ProjectCapture } from './capture';
 import { deleteExpiredRequestLog, insertRequestLog, type RequestLogRow } from './request-log-repo';
 
 /**
@@ -14,14 +15,20 @@ import { deleteExpiredRequestLog, insertRequestLog, type RequestLogRow } from '.
  * its oldest rows go first.
  */
 export type RequestLog = {
-  /** The request ended with this ledger record; its attempts, client and error beside it. */
-  record(
-    record: LedgerRecord,
-    attempts: AttemptLog,
-    extra: { userAgent?: string | undefined; error?: string | undefined },
-  ): void;
+  /** The request ended with this ledger record; its attempts, client, error and captured content beside it. */
+  record(record: LedgerRecord, attempts: AttemptLog, extra: RequestLogExtra): void;
+  /** The owner's projects whose prompts and answers are kept (cached; see ProjectCapture). */
+  capturedProjects(ownerUserId: string): Promise<ReadonlySet<string>>;
   flush(): Promise<void>;
   close(): Promise<void>;
+};
+
+/** What the frame knows of a request beside its ledger record. */
+export type RequestLogExtra = {
+  userAgent?: string | undefined;
+  error?: string | undefined;
+  /** Only for a project that captures content; absent otherwise (nothing is built or written then). */
+  content?: CapturedContent | undefined;
 };
 
 const MAX_USER_AGENT = 256;
@@ -29,7 +36,7 @@ const MAX_USER_AGENT = 256;
 export function toRequestLogRow(
   record: LedgerRecord,
   attempts: AttemptLog,
-  extra: { userAgent?: string | undefined; error?: string | undefined },
+  extra: RequestLogExtra,
 ): RequestLogRow {
   return {
     requestId: record.requestId,
@@ -51,6 +58,9 @@ export function toRequestLogRow(
     userAgent: extra.userAgent ? extra.userAgent.slice(0, MAX_USER_AGENT) : null,
     error: extra.error ?? null,
     attempts: attempts.attempts,
+    // Left undefined (not null) when nothing was captured: JSON.stringify then writes no key at all.
+    prompt: extra.content?.prompt,
+    answer: extra.content?.answer,
     createdAt: new Date(record.createdAt),
   };
 }
@@ -58,6 +68,7 @@ export function toRequestLogRow(
 export function createRequestLog(opts: {
   prisma: PrismaClient;
   logger: Logger;
+  capture: ProjectCapture;
   flushDelayMs?: number;
 }): RequestLog {
   const writer = createBatchWriter<RequestLogRow>({
@@ -74,6 +85,7 @@ export function createRequestLog(opts: {
   });
   return {
     record: (record, attempts, extra) => writer.add(toRequestLogRow(record, attempts, extra)),
+    capturedProjects: opts.capture.capturedProjects,
     flush: writer.flush,
     close: writer.close,
   };

@@ -15,6 +15,7 @@ export const TEAM_PERMISSIONS = {
   'budgets.read': 'viewer',
   'provider_keys.read': 'viewer',
   'usage.read': 'viewer',
+  'request_log.read': 'viewer',
   'keys.write': 'member',
   'members.invite': 'admin',
   'members.role': 'admin',
@@ -22,6 +23,8 @@ export const TEAM_PERMISSIONS = {
   'budgets.write': 'admin',
   'provider_keys.write': 'admin',
   'audit.read': 'admin',
+  /** Also what reading a team request's captured prompt and answer takes. */
+  'projects.write': 'admin',
   'team.transfer': 'owner',
 } as const satisfies Record<string, TeamRole>;
 export type TeamAction = keyof typeof TEAM_PERMISSIONS;

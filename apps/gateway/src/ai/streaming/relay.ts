@@ -378,7 +378,16 @@ function finishStream(
   const aborted = opts.clientSignal.aborted;
   const ending = endingOf({ aborted, errorCode: failure?.code ?? null, segments: run.segments });
   const status = aborted ? CLIENT_CLOSED_STATUS : failure ? ERROR_CODES[failure.code].status : 200;
-  const outcome: StreamOutcome = { status, target, usage, cache, estimated, segments: run.segments, ending };
+  const outcome: StreamOutcome = {
+    status,
+    target,
+    usage,
+    cache,
+    estimated,
+    segments: run.segments,
+    ending,
+    answer: run.sent,
+  };
   if (run.segments.length > 1) outcome.continued = true;
   if (failure && !aborted) {
     outcome.error = failure.code;

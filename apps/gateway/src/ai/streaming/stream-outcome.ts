@@ -57,6 +57,8 @@ export type StreamOutcome = {
   cause?: string;
   /** Several targets sent parts of it (the usage record's `continued`), whatever its ending. */
   continued?: boolean;
+  /** The answer's text the client got (choice 0): the request log keeps it when the project captures content. */
+  answer?: string;
 };
 
 export function addUsage(a: ChatUsage | null, b: ChatUsage | null): ChatUsage | null {

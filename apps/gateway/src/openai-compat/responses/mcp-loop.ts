@@ -170,6 +170,7 @@ export async function runChatWithMcp(
             usage: sumUsage(segments),
             segments,
             estimated: used.estimated,
+            answer: used.answer,
           };
           return answerWith(outcome, () => sendJson(res, response));
         }
