@@ -11,11 +11,15 @@ import type {
   ListMcpPoliciesResponse,
   ListMcpServersResponse,
   ListMcpToolsResponse,
+  ListProjectSettingsResponse,
   ListProviderKeysResponse,
   LogoutResponse,
   McpPolicyView,
+  ProjectSettings,
   RegisterMcpServerRequest,
   RegisterMcpServerResponse,
+  RequestLogDetail,
+  RequestLogResponse,
   RequestMagicLinkRequest,
   RequestMagicLinkResponse,
   RevokeApiKeyRequest,
@@ -23,6 +27,7 @@ import type {
   SessionResponse,
   SetBudgetRequest,
   SetMcpPolicyRequest,
+  SetProjectSettingsRequest,
   StoredProviderKey,
   StoreProviderKeyRequest,
   TeamAuditEvent,
@@ -192,6 +197,14 @@ export const api = {
   createTeam: (name: string) => call<TeamSummary>('POST', 'teams', { name }),
   acceptInvite: (token: string) => call<AcceptTeamInviteResponse>('POST', 'teams/invites/accept', { token }),
   team: teamApi,
+  /** `query`: the filters as URL parameters (RequestLogQuery), empty ones left out. */
+  searchRequestLog: (query: URLSearchParams) =>
+    call<RequestLogResponse>('GET', `request-log?${query.toString()}`),
+  requestLogEntry: (id: string) => call<RequestLogDetail>('GET', `request-log/${encodeURIComponent(id)}`),
+  listProjectSettings: () =>
+    call<ListProjectSettingsResponse>('GET', 'project-settings').then((r) => r.projects),
+  setProjectSettings: (body: SetProjectSettingsRequest) =>
+    call<ProjectSettings>('PUT', 'project-settings', body),
 };
 
 /** The routes under one team (docs/teams.md); the same shapes as the personal ones where they match. */

@@ -4,8 +4,11 @@ import { ApiError, api, errorWords } from './api';
 import { ApiKeys } from './api-keys';
 import { Budgets } from './budgets';
 import { Mcp } from './mcp';
+import { ProjectCapture } from './project-capture';
 import { ProviderKeys } from './provider-keys';
 import { QuickTry } from './quick-try';
+import { RequestDetail } from './request-detail';
+import { RequestLog } from './request-log';
 import { FinishSignIn, SignInForm } from './sign-in';
 import { Spend } from './spend';
 import { JoinTeam, TeamSwitcher } from './team-switcher';
@@ -21,6 +24,13 @@ function codeFromUrl(): string | null {
 /** The team invitation the mailed invitation link carries, if any (kept in memory once read). */
 function inviteFromUrl(): string | null {
   return new URLSearchParams(window.location.search).get('team_invite');
+}
+
+const REQUEST_PAGE = /^#request\/([0-9a-f-]{36})$/i;
+
+/** The request a `#request/<id>` address opens, or null for the console's sections. */
+function requestOfHash(): string | null {
+  return REQUEST_PAGE.exec(window.location.hash)?.[1] ?? null;
 }
 
 /** Takes the code out of the address bar and history once it is used or dismissed. */
@@ -40,6 +50,13 @@ export function App() {
   const [teams, setTeams] = useState<TeamSummary[]>([]);
   // The team whose view is shown; null: the personal view.
   const [teamId, setTeamId] = useState<string | null>(null);
+  // The request page (#request/<id>) replaces the sections; the back link or Back returns to them.
+  const [requestId, setRequestId] = useState(requestOfHash);
+  useEffect(() => {
+    const onHash = () => setRequestId(requestOfHash());
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
 
   const loadSession = useCallback(async () => {
     try {
@@ -141,6 +158,7 @@ export function App() {
           <a href="#api-keys">API keys</a>
           <a href="#provider-keys">Provider keys</a>
           <a href="#usage">Usage</a>
+          <a href="#request-log">Request log</a>
           <a href="#mcp">MCP</a>
           <a href="#quick-try">Quick try</a>
         </nav>
@@ -192,13 +210,16 @@ export function App() {
             onAuthLost={onAuthLost}
           />
         )}
-        {session && !team && (
+        {session && !team && requestId && <RequestDetail id={requestId} onAuthLost={onAuthLost} />}
+        {session && !team && !requestId && (
           <>
             <ApiKeys maxKeys={config?.max_api_keys ?? 5} onCreated={setFreshKey} onAuthLost={onAuthLost} />
             <ProviderKeys providers={config?.providers} onAuthLost={onAuthLost} />
             <Usage refreshKey={usageVersion} onAuthLost={onAuthLost} />
             <Spend refreshKey={usageVersion} onAuthLost={onAuthLost} />
             <Budgets onAuthLost={onAuthLost} />
+            <RequestLog onAuthLost={onAuthLost} keysVersion={freshKey} />
+            <ProjectCapture onAuthLost={onAuthLost} />
             <Mcp onAuthLost={onAuthLost} keysVersion={freshKey} />
             <QuickTry
               lanes={config?.lanes ?? ['free']}
