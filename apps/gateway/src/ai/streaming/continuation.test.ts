@@ -31,6 +31,10 @@ describe('continuationMessages', () => {
       { role: 'assistant', content: 'The quick ' },
     ]);
   });
+  it('with no text sent yet (reasoning only), the conversation goes as it was', () => {
+    expect(continuationMessages(conversation, '', 'prefill')).toEqual(conversation);
+    expect(continuationMessages(conversation, '', 'instruction')).toEqual(conversation);
+  });
   it('an instruction follows the answer so far with a user message', () => {
     expect(continuationMessages(conversation, 'The quick ', 'instruction')).toEqual([
       { role: 'user', content: 'hi' },

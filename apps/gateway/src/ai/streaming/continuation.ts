@@ -37,12 +37,14 @@ export function planContinuation(
 /**
  * The messages of a continuation: the conversation, the answer so far as the
  * assistant's message, and (by instruction) a user message asking to go on.
+ * Nothing sent yet (only reasoning streamed): the conversation as it was.
  */
 export function continuationMessages<M extends { role: string }>(
   messages: readonly M[],
   sent: string,
   mode: ContinuationMode,
 ): Array<M | ChatCompletionMessageParam> {
+  if (sent === '') return [...messages];
   const answer: ChatCompletionMessageParam = { role: 'assistant', content: sent };
   if (mode === 'prefill') return [...messages, answer];
   return [...messages, answer, { role: 'user', content: CONTINUE_INSTRUCTION }];
