@@ -135,7 +135,9 @@ export async function startOurGateway(
   await prisma.$disconnect();
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-peers-'));
   const lanesFile = path.join(dir, 'lanes.json');
-  writeFileSync(lanesFile, JSON.stringify(opts.script ? lanesForOtherBuild() : TEST_LANES));
+  // The current build given as a script (ab of two configurations of one build) is not another build.
+  const otherBuild = opts.script !== undefined && path.resolve(opts.script) !== GATEWAY_DIST;
+  writeFileSync(lanesFile, JSON.stringify(otherBuild ? lanesForOtherBuild() : TEST_LANES));
   const providers = ['openrouter', 'groq', 'cerebras', 'google', 'openai', 'elevenlabs'];
   const service = await startProductionService({
     name: 'ours',

@@ -243,6 +243,12 @@ class Writer {
     this.pos = pos;
   }
 
+  raw(bytes: Uint8Array): void {
+    this.ensure(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
   result(): Uint8Array {
     return this.buf.subarray(0, this.pos);
   }
@@ -415,11 +421,57 @@ function scope(w: Writer, sc: EncodableSpan['instrumentationScope']): void {
   w.close(at);
 }
 
-/** Bytes for one export: spans grouped by resource, then by instrumentation scope (by identity). */
-export function encodeTraceExport(spans: readonly EncodableSpan[]): Uint8Array {
+/**
+ * Spans of one resource and instrumentation scope already encoded, each as
+ * `2: Span` of a ScopeSpans (tag, length, span): what EncodingSpanProcessor
+ * holds instead of the spans themselves.
+ */
+export type EncodedSpans = {
+  resource: EncodableSpan['resource'];
+  instrumentationScope: EncodableSpan['instrumentationScope'];
+  bytes: Uint8Array;
+  count: number;
+};
+
+/** A growing buffer of encoded spans of one resource and scope (see EncodedSpans). */
+export class SpanBuffer {
+  private w = new Writer(64 * 1024);
+  count = 0;
+  constructor(
+    readonly resource: EncodableSpan['resource'],
+    readonly instrumentationScope: EncodableSpan['instrumentationScope'],
+  ) {}
+
+  add(s: EncodableSpan): void {
+    this.w.byte(18);
+    const at = this.w.open();
+    span(this.w, s);
+    this.w.close(at);
+    this.count += 1;
+  }
+
+  /** The spans so far (a copy); the buffer starts empty again. */
+  take(): EncodedSpans {
+    const bytes = Buffer.from(this.w.result());
+    const count = this.count;
+    this.w.pos = 0;
+    this.count = 0;
+    return { resource: this.resource, instrumentationScope: this.instrumentationScope, bytes, count };
+  }
+}
+
+function isEncoded(item: EncodableSpan | EncodedSpans): item is EncodedSpans {
+  return (item as EncodedSpans).bytes !== undefined;
+}
+
+/**
+ * Bytes for one export: spans (or spans already encoded) grouped by resource,
+ * then by instrumentation scope (by identity).
+ */
+export function encodeTraceExport(spans: readonly (EncodableSpan | EncodedSpans)[]): Uint8Array {
   const byResource = new Map<
     EncodableSpan['resource'],
-    Map<EncodableSpan['instrumentationScope'], EncodableSpan[]>
+    Map<EncodableSpan['instrumentationScope'], (EncodableSpan | EncodedSpans)[]>
   >();
   for (const s of spans) {
     let scopes = byResource.get(s.resource);
@@ -434,7 +486,9 @@ export function encodeTraceExport(spans: readonly EncodableSpan[]): Uint8Array {
     }
     list.push(s);
   }
-  const w = new Writer(Math.max(1024, spans.length * 768));
+  let size = 1024;
+  for (const s of spans) size += isEncoded(s) ? s.bytes.length : 768;
+  const w = new Writer(size);
   for (const [resource, scopes] of byResource) {
     w.byte(10);
     const rs = w.open();
@@ -445,11 +499,15 @@ export function encodeTraceExport(spans: readonly EncodableSpan[]): Uint8Array {
     w.byte(0);
     w.close(res);
     for (const list of scopes.values()) {
-      const first = list[0] as EncodableSpan;
+      const first = list[0] as EncodableSpan | EncodedSpans;
       w.byte(18);
       const ss = w.open();
       scope(w, first.instrumentationScope);
       for (const s of list) {
+        if (isEncoded(s)) {
+          w.raw(s.bytes);
+          continue;
+        }
         w.byte(18);
         const at = w.open();
         span(w, s);

@@ -1,6 +1,7 @@
 import type { Attributes, Context, ContextAPI, Span, TraceAPI } from '@opentelemetry/api';
 import { addAccessLogFields } from '@platform/logging';
 import type { RequestHandler } from 'express';
+import { batchSettingsOf, EncodingSpanProcessor } from './encoding-span-processor';
 import { createOtlpProtobufTraceExporter, usesOtlpProtobuf } from './otlp-exporter';
 
 /**
@@ -78,8 +79,18 @@ export function startTracing(opts: { service: string; env: Env }): Tracing | und
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const sdk = new NodeSDK({
     ...(opts.env.OTEL_SERVICE_NAME ? {} : { serviceName: opts.service }),
-    // OTLP/HTTP protobuf (the default): the SDK's exporter with our faster encoder (otlp-exporter.ts).
-    ...(usesOtlpProtobuf(opts.env) ? { traceExporter: createOtlpProtobufTraceExporter() } : {}),
+    // OTLP/HTTP protobuf (the default): the SDK's exporter with our faster encoder (otlp-exporter.ts),
+    // fed by a batch processor that encodes each span as it ends (encoding-span-processor.ts).
+    ...(usesOtlpProtobuf(opts.env)
+      ? {
+          spanProcessors: [
+            new EncodingSpanProcessor(
+              createOtlpProtobufTraceExporter(),
+              batchSettingsOf(opts.env),
+            ) as unknown as import('@opentelemetry/sdk-trace').SpanProcessor,
+          ],
+        }
+      : {}),
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [],

@@ -15,7 +15,8 @@ import {
   SimpleSpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
-import { encodeTraceExport } from '../src/otlp-protobuf';
+import { batchSettingsOf, EncodingSpanProcessor } from '../src/encoding-span-processor';
+import { type EncodedSpans, encodeTraceExport } from '../src/otlp-protobuf';
 
 /**
  * Our encoder must write exactly the bytes of the SDK's own protobuf
@@ -116,5 +117,52 @@ describe('encodeTraceExport: the OTLP/protobuf request, as the SDK writes it', (
 
   it('an empty batch is an empty request', () => {
     expect(encodeTraceExport([])).toHaveLength(0);
+  });
+});
+
+describe('EncodingSpanProcessor: spans encoded as they end, batched as the SDK batches them', () => {
+  function capture() {
+    const exports: EncodedSpans[][] = [];
+    const exporter = {
+      export(items: EncodedSpans[], done: (r: { code: number }) => void) {
+        exports.push(items);
+        done({ code: 0 });
+      },
+      shutdown: async () => {},
+    };
+    return { exports, exporter };
+  }
+
+  it('an export holds the same bytes the SDK would send for those spans', async () => {
+    const spans = await finishedSpans();
+    const { exports, exporter } = capture();
+    const processor = new EncodingSpanProcessor(exporter, batchSettingsOf({}));
+    for (const span of spans) processor.onEnd(span);
+    expect(exports).toHaveLength(0);
+    await processor.forceFlush();
+    expect(exports).toHaveLength(1);
+    const reference = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array);
+    expect(Buffer.from(encodeTraceExport(exports[0] as EncodedSpans[])).equals(reference)).toBe(true);
+  });
+
+  it('a full batch goes at once, the rest on flush; unsampled spans ignored, none after shutdown', async () => {
+    const spans = await finishedSpans();
+    const span = spans[0] as ReadableSpan;
+    const { exports, exporter } = capture();
+    const processor = new EncodingSpanProcessor(
+      exporter,
+      batchSettingsOf({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '3', OTEL_BSP_MAX_QUEUE_SIZE: '3' }),
+    );
+    for (let i = 0; i < 7; i += 1) processor.onEnd(span);
+    expect(exports.map((items) => items.reduce((n, item) => n + item.count, 0))).toEqual([3, 3]);
+    const unsampled = {
+      ...span,
+      spanContext: () => ({ ...span.spanContext(), traceFlags: TraceFlags.NONE }),
+    };
+    processor.onEnd(unsampled as ReadableSpan);
+    await processor.shutdown();
+    expect(exports.map((items) => items.reduce((n, item) => n + item.count, 0))).toEqual([3, 3, 1]);
+    processor.onEnd(span);
+    expect(exports).toHaveLength(3);
   });
 });
