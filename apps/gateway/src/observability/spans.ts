@@ -1,4 +1,4 @@
-import { redactLine } from '@platform/logging';
+import { redactText } from '@platform/logging';
 import {
   annotateSpan,
   endSpan,
@@ -153,7 +153,7 @@ export function chatResponseAttributes(completion: {
 export const CAPTURE_MAX_CHARS = 16_384;
 
 function captured(value: unknown): string {
-  const text = redactLine(JSON.stringify(value) ?? 'null');
+  const text = redactText(JSON.stringify(value) ?? 'null');
   return text.length > CAPTURE_MAX_CHARS ? `${text.slice(0, CAPTURE_MAX_CHARS)}…[truncated]` : text;
 }
 
@@ -161,7 +161,7 @@ function captured(value: unknown): string {
  * With OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true only: the
  * messages sent (`gen_ai.input.messages`) and, for a non-streamed answer, the
  * choices' messages (`gen_ai.output.messages`) on the active attempt span, as
- * JSON with secrets masked as in the logs (@platform/logging redactLine) and
+ * JSON with secrets masked as captured prompts are (@platform/logging redactText) and
  * cut at CAPTURE_MAX_CHARS. Otherwise nothing, and nothing is serialised.
  */
 export function captureChatContent(
