@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { KeyValueStore, RedisKeyValueStore } from '@platform/db';
 import { createHttpMetrics, type HttpMetrics, type Logger, type Registry } from '@platform/logging';
+import { type Clock, systemClock } from '@platform/service-kit';
 import type { LanesConfig } from './ai/config/lanes';
 import { createAiRuntime } from './ai/create-runtime';
 import type { AiRuntime } from './ai/runtime';
@@ -16,7 +17,6 @@ import { createMemoryCounterStore } from './budgets/counter-store-memory';
 import { createRedisCounterStore } from './budgets/counter-store-redis';
 import { listUserBudgets, useInWindow } from './budgets/repo';
 import { type BudgetDefault, parseBudgetDefaults } from './budgets/rules';
-import { type Clock, systemClock } from './clock';
 import type { GatewayEnv } from './env';
 import type { PrismaClient } from './generated/prisma/client';
 import { createMailer, type Mailer } from './mail';

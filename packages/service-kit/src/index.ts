@@ -1,3 +1,4 @@
+export { type Clock, systemClock } from './clock';
 export { cgroupCpuLimit, usableCpus } from './cpu-limit';
 export { databasePoolMax, EnvError, envFields, loadEnvOrExit, parseEnv, serviceEnvFields } from './env';
 export { createHealthRouter, type ReadinessCheck, storageReadiness } from './health';

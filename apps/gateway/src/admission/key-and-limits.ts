@@ -1,11 +1,11 @@
 import { AppError } from '@platform/errors';
+import type { Clock } from '@platform/service-kit';
 import type { Request, RequestHandler } from 'express';
 import { MAX_KEY_LENGTH, presentedApiKey, verifyApiKey } from '../auth/api-key-auth';
 import type { ApiKeyVerifier } from '../auth/api-key-verifier';
 import type { KeyGuessingGuard } from '../auth/key-guessing';
 import type { ApiKeyAuthContext } from '../auth/types';
 import { lruCache } from '../cache/lru';
-import type { Clock } from '../clock';
 import { assertKeyLive } from '../key-rules/rules';
 import { type RateCounter, setPendingAdmission } from './pending';
 import { rateRefusal } from './rate-refusal';

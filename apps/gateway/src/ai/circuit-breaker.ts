@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from '@platform/logging';
+import type { Clock } from '@platform/service-kit';
 import { lruCache } from '../cache/lru';
-import type { Clock } from '../clock';
 import type { ProviderCredential } from './providers/registry';
 import type { AttemptOutcome } from './providers/upstream-errors';
 

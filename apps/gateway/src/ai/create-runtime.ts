@@ -1,7 +1,7 @@
 import type { KeyValueStore } from '@platform/db';
 import type { Logger, Registry } from '@platform/logging';
+import type { Clock } from '@platform/service-kit';
 import type { Budgets } from '../budgets/budgets';
-import type { Clock } from '../clock';
 import type { GatewayEnv } from '../env';
 import type { RequestLog } from '../observability/request-log';
 import type { UsageLedger } from '../usage/ledger';

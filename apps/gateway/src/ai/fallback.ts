@@ -1,7 +1,7 @@
 import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
+import type { Clock } from '@platform/service-kit';
 import { inSpan, type TraceSpan } from '@platform/service-kit';
-import type { Clock } from '../clock';
 import { endAttemptSpan, startAttemptSpan, targetSkipped } from '../observability/spans';
 import type { CircuitBreaker } from './circuit-breaker';
 import type { Target } from './config/lanes';

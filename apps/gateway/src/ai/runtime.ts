@@ -1,7 +1,7 @@
 import type { Logger } from '@platform/logging';
+import type { Clock } from '@platform/service-kit';
 import type { AdmissionPorts } from '../admission/admit';
 import type { Budgets } from '../budgets/budgets';
-import type { Clock } from '../clock';
 import type { RequestLog } from '../observability/request-log';
 import type { UsageLedger } from '../usage/ledger';
 import type { PriceTable } from '../usage/pricing';

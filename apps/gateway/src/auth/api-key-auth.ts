@@ -1,6 +1,6 @@
 import { AppError } from '@platform/errors';
+import type { Clock } from '@platform/service-kit';
 import type { Request, RequestHandler, Response } from 'express';
-import type { Clock } from '../clock';
 import { assertKeyLive } from '../key-rules/rules';
 import type { ApiKeyVerifier } from './api-key-verifier';
 import type { AuthDeps } from './deps';

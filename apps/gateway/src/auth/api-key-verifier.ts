@@ -1,8 +1,8 @@
 import type { KeyValueStore } from '@platform/db';
 import type { Logger } from '@platform/logging';
+import type { Clock } from '@platform/service-kit';
 import { createInvalidationChannel } from '../cache/invalidation';
 import { lruCache } from '../cache/lru';
-import type { Clock } from '../clock';
 import type { PrismaClient } from '../generated/prisma/client';
 import { hashApiKey } from './api-key-hash';
 import { type ApiKeyRecord, findApiKeyByHash } from './api-key-repo';

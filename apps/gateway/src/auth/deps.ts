@@ -1,6 +1,6 @@
 import type { KeyValueStore } from '@platform/db';
 import type { Logger } from '@platform/logging';
-import type { Clock } from '../clock';
+import type { Clock } from '@platform/service-kit';
 import type { GatewayEnv } from '../env';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { ApiKeyVerifier } from './api-key-verifier';

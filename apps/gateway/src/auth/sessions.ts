@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Clock } from '@platform/service-kit';
 import type { Request, Response } from 'express';
-import type { Clock } from '../clock';
 import type { GatewayEnv } from '../env';
 import type { PrismaClient } from '../generated/prisma/client';
 import { clearSessionCookie, readCookie, setSessionCookie } from './cookies';

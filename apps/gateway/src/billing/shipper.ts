@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { UsageEvent } from '@platform/contract';
 import type { Logger } from '@platform/logging';
-import type { Clock } from '../clock';
+import type { Clock } from '@platform/service-kit';
 import { type BillableRow, type BillingRules, type SkipReason, usageEventOf } from './events';
 import type { ShipperMetrics } from './metrics';
 

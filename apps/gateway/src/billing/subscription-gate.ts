@@ -1,8 +1,8 @@
 import type { SubscriptionStatus } from '@platform/contract';
 import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logging';
+import type { Clock } from '@platform/service-kit';
 import { lruCache } from '../cache/lru';
-import type { Clock } from '../clock';
 
 /** Statuses that let a user into a paid lane: Stripe still delivers the service in them. */
 export const ENTITLED_STATUSES: ReadonlySet<SubscriptionStatus> = new Set(['active', 'trialing']);

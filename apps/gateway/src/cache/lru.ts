@@ -1,5 +1,5 @@
+import type { Clock } from '@platform/service-kit';
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../clock';
 
 export type { LRUCache } from 'lru-cache';
 

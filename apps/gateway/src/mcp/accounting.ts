@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@platform/logging';
+import type { Clock } from '@platform/service-kit';
 import type { Budgets } from '../budgets/budgets';
-import type { Clock } from '../clock';
 import type { UsageLedger } from '../usage/ledger';
 import type { LedgerRecord } from '../usage/record';
 

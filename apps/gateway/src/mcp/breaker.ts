@@ -1,4 +1,4 @@
-import type { Clock } from '../clock';
+import type { Clock } from '@platform/service-kit';
 
 /**
  * A circuit breaker per MCP server: after `failures` consecutive failures

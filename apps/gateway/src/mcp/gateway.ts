@@ -1,9 +1,9 @@
 import type { KeyValueStore } from '@platform/db';
 import type { Logger, Registry } from '@platform/logging';
+import type { Clock } from '@platform/service-kit';
 import { countHit } from '@platform/service-kit';
 import type { Budgets } from '../budgets/budgets';
 import { lruCache } from '../cache/lru';
-import type { Clock } from '../clock';
 import type { UsageLedger } from '../usage/ledger';
 import { createMcpAccounting } from './accounting';
 import { createServerBreaker } from './breaker';

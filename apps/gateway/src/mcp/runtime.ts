@@ -1,5 +1,5 @@
 import type { Logger } from '@platform/logging';
-import type { Clock } from '../clock';
+import type { Clock } from '@platform/service-kit';
 import type { McpAccounting } from './accounting';
 import type { ServerBreaker } from './breaker';
 import type { McpConfig, McpServerConfig } from './config';

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock';
+import type { Clock } from '@platform/service-kit';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { MasterKeyRing } from './crypto';
 import type { StoredKeyCache } from './stored-key-cache';

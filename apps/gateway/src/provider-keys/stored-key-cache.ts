@@ -1,9 +1,9 @@
 import type { KeyValueStore } from '@platform/db';
 import type { Logger } from '@platform/logging';
+import type { Clock } from '@platform/service-kit';
 import type { StoredKeys } from '../ai/runtime';
 import { createInvalidationChannel } from '../cache/invalidation';
 import { lruCache } from '../cache/lru';
-import type { Clock } from '../clock';
 import type { PrismaClient } from '../generated/prisma/client';
 import { type MasterKeyRing, openKey } from './crypto';
 import { findProviderKeys } from './repo';

@@ -7,10 +7,9 @@ import {
   ZUsageQuery,
 } from '@platform/contract';
 import { AppError } from '@platform/errors';
-import { parseRequestPart } from '@platform/service-kit';
+import { type Clock, parseRequestPart, systemClock } from '@platform/service-kit';
 import { type RequestHandler, Router } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
-import { type Clock, systemClock } from '../clock';
 import type { PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, encodeCursor, type FeedPosition, readFeed } from './feed-repo';
 import { summariseUsage } from './repo';

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { CreateApiKeyResponse } from '@platform/contract';
 import type { KeyValueStore } from '@platform/db';
 import { createLogger, createMemoryDestination } from '@platform/logging';
+import type { Clock } from '@platform/service-kit';
 import {
   type CapturedMessage,
   createTestDatabase,
@@ -12,7 +13,6 @@ import {
 } from '@platform/testing';
 import type { Express } from 'express';
 import request from 'supertest';
-import type { Clock } from '../../src/clock';
 import type { GatewayDeps } from '../../src/deps';
 import { PrismaClient } from '../../src/generated/prisma/client';
 import { GATEWAY_MIGRATIONS_DIR, type GatewayInstance, startGatewayInstance } from './gateway-app';

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '@platform/service-kit';
 import type Stripe from 'stripe';
 
 /** Stripe's active meters by event name: what a price's `recurring.meter` (`mtr_...`) refers to. */
@@ -8,7 +9,11 @@ export type MeterDirectory = { idOf(eventName: string): Promise<string | undefin
  * again at most once a minute when an event name is not found (a meter
  * created since).
  */
-export function createMeterDirectory(stripe: Stripe, ttlMs = 10 * 60_000): MeterDirectory {
+export function createMeterDirectory(
+  stripe: Stripe,
+  ttlMs = 10 * 60_000,
+  clock: Clock = systemClock,
+): MeterDirectory {
   let ids = new Map<string, string>();
   let readAt = Number.NEGATIVE_INFINITY;
   let reading: Promise<void> | undefined;
@@ -18,7 +23,7 @@ export function createMeterDirectory(stripe: Stripe, ttlMs = 10 * 60_000): Meter
       for await (const meter of stripe.billing.meters.list({ status: 'active', limit: 100 }))
         next.set(meter.event_name, meter.id);
       ids = next;
-      readAt = Date.now();
+      readAt = clock();
     })().finally(() => {
       reading = undefined;
     });
@@ -26,7 +31,7 @@ export function createMeterDirectory(stripe: Stripe, ttlMs = 10 * 60_000): Meter
   };
   return {
     async idOf(eventName) {
-      const age = Date.now() - readAt;
+      const age = clock() - readAt;
       if (age > ttlMs || (!ids.has(eventName) && age > 60_000)) await read();
       return ids.get(eventName);
     },

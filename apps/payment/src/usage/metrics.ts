@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from '@platform/logging';
+import { type Clock, systemClock } from '@platform/service-kit';
 import type { PrismaClient } from '../generated/prisma/client';
 import { type OutboxStats, readOutboxStats } from './repo';
 
@@ -24,7 +25,11 @@ export type UsageMetrics = {
  *
  * Over 80 lines: the usage metric families, registered together against one cached read.
  */
-export function createUsageMetrics(registry: Registry, prisma: PrismaClient): UsageMetrics {
+export function createUsageMetrics(
+  registry: Registry,
+  prisma: PrismaClient,
+  clock: Clock = systemClock,
+): UsageMetrics {
   const sent = new Counter({
     name: 'payment_usage_events_sent_total',
     help: 'Usage events Stripe acknowledged',
@@ -62,7 +67,7 @@ export function createUsageMetrics(registry: Registry, prisma: PrismaClient): Us
     refreshing ??= readOutboxStats(prisma)
       .then(
         (stats) => {
-          last = { at: Date.now(), stats };
+          last = { at: clock(), stats };
         },
         () => undefined,
       )
@@ -72,7 +77,7 @@ export function createUsageMetrics(registry: Registry, prisma: PrismaClient): Us
     return refreshing;
   };
   const snapshot = async (): Promise<OutboxStats | undefined> => {
-    if (!last || Date.now() - last.at > 1000) {
+    if (!last || clock() - last.at > 1000) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, 500);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@platform/logging';
+import { type Clock, systemClock } from '@platform/service-kit';
 import type Stripe from 'stripe';
 import type { PaymentEnv } from '../env';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -26,6 +27,11 @@ export type SenderDeps = {
   logger: Logger;
   /** The service clock (deps.ts); customers are created and forgotten with it. */
   now: () => Date;
+  /**
+   * The time the sender's own waits are measured on (pacing, pauses, the
+   * lease); real time (`systemClock`) unless a test passes its own.
+   */
+  clock?: Clock;
   metrics: UsageMetrics;
   env: Pick<
     PaymentEnv,
@@ -56,11 +62,11 @@ export type SenderStatus = {
 export type UsageSender = { stop(): Promise<void>; status(): SenderStatus };
 
 /** Spaces calls so one process stays under `perSecond`. */
-function createPacer(perSecond: number) {
+function createPacer(perSecond: number, clock: Clock) {
   const gap = 1000 / perSecond;
   let next = 0;
   return async (): Promise<void> => {
-    const now = Date.now();
+    const now = clock();
     const at = Math.max(now, next);
     next = at + gap;
     if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
@@ -87,10 +93,11 @@ export function meterEventIdempotencyKey(eventId: string): string {
  */
 export function startUsageSender(deps: SenderDeps): UsageSender {
   const { env, logger } = deps;
+  const clock = deps.clock ?? systemClock;
   const token = randomUUID();
-  const pace = createPacer(env.PAYMENT_USAGE_SENDER_RATE_PER_SECOND);
+  const pace = createPacer(env.PAYMENT_USAGE_SENDER_RATE_PER_SECOND, clock);
   const meters = readMeterConfig(env);
-  const directory = deps.meterDirectory ?? createMeterDirectory(deps.stripe);
+  const directory = deps.meterDirectory ?? createMeterDirectory(deps.stripe, undefined, clock);
   const graceMs = env.PAYMENT_USAGE_INVOICE_GRACE_SECONDS * 1000;
   let stopping = false;
   let wake: (() => void) | undefined;
@@ -223,11 +230,11 @@ export function startUsageSender(deps: SenderDeps): UsageSender {
     );
     for (const [index, [row, item]] of placed.entries()) {
       // Past most of the lease another sender may claim these rows: hand them back instead.
-      if (stopping || Date.now() < pausedUntil || Date.now() > leaseEndsAt) {
+      if (stopping || clock() < pausedUntil || clock() > leaseEndsAt) {
         return releaseEvents(deps.prisma, {
           ids: placed.slice(index).map(([r]) => r.id),
           token,
-          delayMs: Math.max(0, pausedUntil - Date.now()),
+          delayMs: Math.max(0, pausedUntil - clock()),
           attempted: false,
         });
       }
@@ -263,7 +270,7 @@ export function startUsageSender(deps: SenderDeps): UsageSender {
       baseMs: env.PAYMENT_USAGE_RETRY_BASE_MS,
       maxMs: env.PAYMENT_USAGE_RETRY_MAX_MS,
     });
-    pausedUntil = Math.max(pausedUntil, Date.now() + delayMs);
+    pausedUntil = Math.max(pausedUntil, clock() + delayMs);
     logger.warn(
       { eventId: culprit.id, kind: failure.kind, error: failure.message, retryInMs: delayMs },
       'usage event not sent; retrying later',
@@ -284,7 +291,7 @@ export function startUsageSender(deps: SenderDeps): UsageSender {
   }
 
   async function round(): Promise<number> {
-    const leaseEndsAt = Date.now() + env.PAYMENT_USAGE_SENDER_LEASE_SECONDS * 800;
+    const leaseEndsAt = clock() + env.PAYMENT_USAGE_SENDER_LEASE_SECONDS * 800;
     const rows = await claimDueEvents(deps.prisma, {
       limit: env.PAYMENT_USAGE_SENDER_BATCH,
       leaseSeconds: env.PAYMENT_USAGE_SENDER_LEASE_SECONDS,
@@ -319,7 +326,7 @@ export function startUsageSender(deps: SenderDeps): UsageSender {
         continue;
       }
       if (stopping) break;
-      const pause = pausedUntil - Date.now();
+      const pause = pausedUntil - clock();
       state.pausedUntil = pause > 0 ? new Date(pausedUntil).toISOString() : null;
       if (pause > 0) await sleep(pause);
       else if (claimed < env.PAYMENT_USAGE_SENDER_BATCH) await sleep(env.PAYMENT_USAGE_SENDER_IDLE_MS);
