@@ -90,9 +90,10 @@ export async function startProductionService(opts: {
 const GATEWAY_DIST = path.join(REPO_ROOT, 'apps', 'gateway', 'dist', 'main.js');
 
 /**
- * The test lanes for another build (`--variant-script`, `--gateway-script`):
- * without the media price entries (`per_image`, `per_second`, ...) that builds
- * before them refuse at start (e.g. 6733dc1). Only chat is measured, and an
+ * The test lanes for an older build that refuses today's at start (another
+ * build, --variant-script or --gateway-script, tried with TEST_LANES first):
+ * without the media price entries (`per_image`, `per_second`, ...) that
+ * builds before them refuse (e.g. 6733dc1). Only chat is measured, and an
  * unpriced media target is what those builds ran with.
  */
 function lanesForOtherBuild(): typeof TEST_LANES {
@@ -124,7 +125,8 @@ export async function startOurGateway(
     migrationsDir: GATEWAY_MIGRATIONS_DIR,
     serverUrl: opts.databaseServerUrl,
   });
-  if (!database.url) throw new Error('the peers bench needs Postgres (TEST_DATABASE_URL)');
+  const databaseUrl = database.url;
+  if (!databaseUrl) throw new Error('the peers bench needs Postgres (TEST_DATABASE_URL)');
   const secret = `bench-secret-${randomBytes(16).toString('hex')}`;
   const prisma = new PrismaClient({ adapter: database.adapter });
   const user = await upsertUserByEmail(prisma, `bench-peers-${process.pid}@example.com`);
@@ -135,32 +137,42 @@ export async function startOurGateway(
   await prisma.$disconnect();
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-peers-'));
   const lanesFile = path.join(dir, 'lanes.json');
+  const providers = ['openrouter', 'groq', 'cerebras', 'google', 'openai', 'elevenlabs'];
+  const start = () =>
+    startProductionService({
+      name: 'ours',
+      script: opts.script ?? GATEWAY_DIST,
+      nodeArgs: opts.nodeArgs,
+      databaseUrl,
+      redisUrl: opts.redisUrl,
+      env: {
+        SMTP_URL: 'smtp://127.0.0.1:9',
+        GATEWAY_PUBLIC_URL: 'http://gateway.bench',
+        GATEWAY_SECRET: secret,
+        AI_LANES_CONFIG: lanesFile,
+        AI_PROVIDER_BASE_URLS: providers.map((p) => `${p}=${upstream.baseURL}`).join(','),
+        AI_UPSTREAM_TIMEOUT_MS: '30000',
+        PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+        // Each gateway of a run its own keys (and ledger stream): never another's leftovers.
+        REDIS_KEY_PREFIX: `bench-${randomBytes(4).toString('hex')}:`,
+        AI_RATE_LIMIT_PER_MINUTE: '1000000000',
+        AI_DAILY_TOKEN_BUDGET: '1000000000000000',
+        ...SERVER_KEYS,
+        ...opts.env,
+      },
+    });
+  writeFileSync(lanesFile, JSON.stringify(TEST_LANES));
   // The current build given as a script (ab of two configurations of one build) is not another build.
   const otherBuild = opts.script !== undefined && path.resolve(opts.script) !== GATEWAY_DIST;
-  writeFileSync(lanesFile, JSON.stringify(otherBuild ? lanesForOtherBuild() : TEST_LANES));
-  const providers = ['openrouter', 'groq', 'cerebras', 'google', 'openai', 'elevenlabs'];
-  const service = await startProductionService({
-    name: 'ours',
-    script: opts.script ?? GATEWAY_DIST,
-    nodeArgs: opts.nodeArgs,
-    databaseUrl: database.url,
-    redisUrl: opts.redisUrl,
-    env: {
-      SMTP_URL: 'smtp://127.0.0.1:9',
-      GATEWAY_PUBLIC_URL: 'http://gateway.bench',
-      GATEWAY_SECRET: secret,
-      AI_LANES_CONFIG: lanesFile,
-      AI_PROVIDER_BASE_URLS: providers.map((p) => `${p}=${upstream.baseURL}`).join(','),
-      AI_UPSTREAM_TIMEOUT_MS: '30000',
-      PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-      // Each gateway of a run its own keys (and ledger stream): never another's leftovers.
-      REDIS_KEY_PREFIX: `bench-${randomBytes(4).toString('hex')}:`,
-      AI_RATE_LIMIT_PER_MINUTE: '1000000000',
-      AI_DAILY_TOKEN_BUDGET: '1000000000000000',
-      ...SERVER_KEYS,
-      ...opts.env,
-    },
-  });
+  let service: ServiceProcess;
+  try {
+    service = await start();
+  } catch (err) {
+    // An older build refuses today's media prices at start: it gets the lanes it knew.
+    if (!otherBuild || !/lanes config|Unrecognized key/.test((err as Error).message)) throw err;
+    writeFileSync(lanesFile, JSON.stringify(lanesForOtherBuild()));
+    service = await start();
+  }
   return {
     ...service,
     apiKey: key,
