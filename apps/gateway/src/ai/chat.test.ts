@@ -111,6 +111,14 @@ describe('usage as charged', () => {
     expect(out.usage.completion_tokens).toBeGreaterThan(0);
     expect(out.usage.total_tokens).toBe(out.usage.prompt_tokens + out.usage.completion_tokens);
   });
+
+  it('a reported usage of all zeros is no report: estimated too', () => {
+    const chat = prepared({ messages: [{ role: 'user', content: 'hello there' }] });
+    const zeros = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+    const out = completionUsage(chat, result({ choices: [{ message: { content: 'hi' } }], usage: zeros }));
+    expect(out.estimated).toBe(true);
+    expect(out.usage.total_tokens).toBeGreaterThan(0);
+  });
 });
 
 describe('toChatCompletionResponse', () => {
