@@ -1,5 +1,4 @@
 /// <reference lib="dom" />
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +6,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   describeWith,
-  freePort,
   type McpTestServer,
   needChromium,
   type SmtpCapture,
@@ -17,11 +15,13 @@ import {
 import type { Browser } from 'playwright-core';
 import { assertConsoleBuilt, launchChromium, screenshot, watchProblems } from './support/browser';
 import {
-  createServiceStorage,
-  type ServiceProcess,
-  type ServiceStorage,
-  startService,
-} from './support/services';
+  type ConsoleGateway,
+  createKeyInConsole,
+  masterKeyEnv,
+  signInByMail,
+  smtpEnv,
+  startConsoleGateway,
+} from './support/console-gateway';
 
 // The console's MCP section in Chromium, against the gateway started through its real main
 // (so also: the MCP SDK loads under `--conditions=source` with tsx, as `npm start` runs it):
@@ -31,8 +31,7 @@ const SECRET = 'console-upstream-secret-42';
 
 let browser: Browser | undefined;
 let smtp: SmtpCapture | undefined;
-let storage: ServiceStorage | undefined;
-let gateway: ServiceProcess | undefined;
+let gateway: ConsoleGateway | undefined;
 let notes: McpTestServer | undefined;
 let creds: McpTestServer | undefined;
 let base: string;
@@ -45,7 +44,6 @@ beforeAll(async () => {
   creds = await startMcpTestServer('credentialed', {
     credential: { header: 'x-upstream-key', value: SECRET },
   });
-  storage = await createServiceStorage('gateway');
   const mcpConfig = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-console-')), 'mcp.json');
   fs.writeFileSync(
     mcpConfig,
@@ -54,29 +52,13 @@ beforeAll(async () => {
       user_servers: { allowed_hosts: ['127.0.0.1'] },
     }),
   );
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  gateway = await startService(
-    'gateway',
-    {
-      ...storage.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      GATEWAY_PUBLIC_URL: base,
-      GATEWAY_SECRET: randomBytes(32).toString('hex'),
-      SESSION_COOKIE_SECURE: 'false',
-      SMTP_URL: `${smtp.url}?ignoreTLS=true`,
-      PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-      MCP_CONFIG: mcpConfig,
-    },
-    { port },
-  );
+  gateway = await startConsoleGateway({ ...smtpEnv(smtp), ...masterKeyEnv(), MCP_CONFIG: mcpConfig });
+  base = gateway.base;
 }, 200_000);
 
 afterAll(async () => {
   await browser?.close();
   await gateway?.stop();
-  await storage?.drop();
   await smtp?.close();
   await notes?.close();
   await creds?.close();
@@ -100,19 +82,8 @@ describeWith(needChromium())('the console MCP section in Chromium', () => {
     const page = await context.newPage();
     const problems = watchProblems(page);
     const email = `mcp-${process.pid}-${Date.now()}@example.com`;
-    await page.goto(`${base}/`);
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
-    const mail = await (smtp as SmtpCapture).waitForMessage((m) => m.to.includes(email), 10_000);
-    const link = /https?:\/\/\S+/.exec(mail.text)?.[0] as string;
-    await page.goto(link);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.getByTestId('signed-in-email').filter({ hasText: email }).waitFor();
-
-    await page.getByLabel('New key name (letters and digits)').fill('agent');
-    await page.getByRole('button', { name: 'Create key' }).click();
-    const key = await page.getByTestId('new-key').inputValue();
-    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await signInByMail(page, base, smtp as SmtpCapture, email);
+    const key = await createKeyInConsole(page, 'agent');
 
     // The operator's server and its tools as clients will see them.
     const notesRow = page.locator('[data-mcp-server="notes"]');

@@ -1,9 +1,7 @@
 /// <reference lib="dom" />
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import {
   describeWith,
-  freePort,
   needChromium,
   type OpenAIFake,
   type SmtpCapture,
@@ -11,14 +9,21 @@ import {
   startSmtpCapture,
 } from '@platform/testing';
 import type { Browser, Page } from 'playwright-core';
-import { assertConsoleBuilt, launchChromium, screenshot, watchProblems } from './support/browser';
-import { ROOT } from './support/compose';
 import {
-  createServiceStorage,
-  type ServiceProcess,
-  type ServiceStorage,
-  startService,
-} from './support/services';
+  assertConsoleBuilt,
+  docsScreenshot,
+  launchChromium,
+  screenshot,
+  watchProblems,
+} from './support/browser';
+import {
+  type ConsoleGateway,
+  createKeyInConsole,
+  providersEnv,
+  signInByMail,
+  smtpEnv,
+  startConsoleGateway,
+} from './support/console-gateway';
 
 // Issue 43 in Chromium: the console's request log against the gateway started through its real
 // main. The upstream fake answers 500 to one key's requests (their prompts carry a marker the
@@ -33,8 +38,7 @@ const FAKE_SECRET = `sk-proj-${randomBytes(16).toString('hex')}`;
 let browser: Browser | undefined;
 let smtp: SmtpCapture | undefined;
 let openai: OpenAIFake | undefined;
-let storage: ServiceStorage | undefined;
-let gateway: ServiceProcess | undefined;
+let gateway: ConsoleGateway | undefined;
 let base: string;
 
 beforeAll(async () => {
@@ -45,39 +49,19 @@ beforeAll(async () => {
   openai.respond((body) =>
     JSON.stringify(body.messages ?? '').includes(FAIL_MARKER) ? { status: 500 } : undefined,
   );
-  storage = await createServiceStorage('gateway');
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  gateway = await startService(
-    'gateway',
-    {
-      ...storage.env,
-      ...Object.fromEntries(PROVIDERS.map((p) => [`${p.toUpperCase()}_API_KEY`, `sk-e2e-${p}-server-key`])),
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      GATEWAY_PUBLIC_URL: base,
-      GATEWAY_SECRET: randomBytes(32).toString('hex'),
-      SESSION_COOKIE_SECURE: 'false',
-      SMTP_URL: `${smtp.url}?ignoreTLS=true`,
-      AI_PROVIDER_BASE_URLS: PROVIDERS.map((p) => `${p}=${openai?.baseURL}`).join(','),
-    },
-    { port },
-  );
+  gateway = await startConsoleGateway({ ...providersEnv(PROVIDERS, openai.baseURL), ...smtpEnv(smtp) });
+  base = gateway.base;
 }, 200_000);
 
 afterAll(async () => {
   await browser?.close();
   await gateway?.stop();
-  await storage?.drop();
   await smtp?.close();
   await openai?.close();
 });
 
 /** With UPDATE_DOCS_SCREENSHOTS=1, the picture docs/observability.md shows is written to docs/img/. */
-async function docsShot(page: Page, name: string): Promise<void> {
-  if (process.env.UPDATE_DOCS_SCREENSHOTS !== '1') return;
-  await page.screenshot({ path: path.join(ROOT, 'docs', 'img', `${name}.png`), fullPage: true });
-}
+const docsShot = (page: Page, name: string) => docsScreenshot(page, name, true);
 
 async function chat(key: string, project: string, content: string): Promise<number> {
   const res = await fetch(`${base}/api/v1/ai/chat/completions`, {
@@ -89,14 +73,7 @@ async function chat(key: string, project: string, content: string): Promise<numb
   return res.status;
 }
 
-async function createKey(page: Page, name: string): Promise<string> {
-  await page.getByLabel('New key name (letters and digits)').fill(name);
-  await page.getByRole('button', { name: 'Create key' }).click();
-  const key = await page.getByTestId('new-key').inputValue();
-  await page.getByRole('button', { name: 'I have copied it' }).click();
-  await page.getByRole('dialog').waitFor({ state: 'detached' });
-  return key;
-}
+const createKey = createKeyInConsole;
 
 /** Searches until the table has `count` rows: the log is written in batches about a second late. */
 async function searchUntil(page: Page, count: number) {
@@ -135,13 +112,7 @@ describeWith(needChromium())('the request log in the console', () => {
     const page = await context.newPage();
     const problems = watchProblems(page);
     const email = `log-${process.pid}-${Date.now()}@example.com`;
-    await page.goto(`${base}/`);
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
-    const mail = await (smtp as SmtpCapture).waitForMessage((m) => m.to.includes(email), 10_000);
-    await page.goto(/https?:\/\/\S+/.exec(mail.text)?.[0] as string);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.getByTestId('signed-in-email').filter({ hasText: email }).waitFor();
+    await signInByMail(page, base, smtp as SmtpCapture, email);
     const failing = await createKey(page, 'failing');
     const good = await createKey(page, 'good');
 

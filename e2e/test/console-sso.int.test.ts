@@ -8,12 +8,7 @@ import {
 } from '@platform/testing';
 import type { Browser } from 'playwright-core';
 import { assertConsoleBuilt, launchChromium, watchProblems } from './support/browser';
-import {
-  createServiceStorage,
-  type ServiceProcess,
-  type ServiceStorage,
-  startService,
-} from './support/services';
+import { type ConsoleGateway, startConsoleGateway } from './support/console-gateway';
 
 // Single sign-on in Debian's Chromium: the console's "Sign in with SSO" button,
 // a real OpenID provider (oidc-provider from npm) and the gateway started through
@@ -24,8 +19,7 @@ const CLIENT = { client_id: 'gateway-e2e', client_secret: randomBytes(24).toStri
 
 let browser: Browser | undefined;
 let provider: OidcTestProvider | undefined;
-let storage: ServiceStorage | undefined;
-let gateway: ServiceProcess | undefined;
+let gateway: ConsoleGateway | undefined;
 let base: string;
 
 beforeAll(async () => {
@@ -36,29 +30,20 @@ beforeAll(async () => {
     clients: [{ ...CLIENT, redirect_uris: [`${base}/api/v1/auth/sso/callback`] }],
   });
   browser = await launchChromium();
-  storage = await createServiceStorage('gateway');
-  gateway = await startService(
-    'gateway',
+  gateway = await startConsoleGateway(
     {
-      ...storage.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      GATEWAY_PUBLIC_URL: base,
-      GATEWAY_SECRET: randomBytes(32).toString('hex'),
-      SESSION_COOKIE_SECURE: 'false',
       OIDC_ISSUER: provider.issuer,
       OIDC_CLIENT_ID: CLIENT.client_id,
       OIDC_CLIENT_SECRET: CLIENT.client_secret,
       OIDC_ALLOWED_DOMAINS: 'corp.test',
     },
-    { port },
+    port,
   );
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
   await gateway?.stop();
-  await storage?.drop();
   await provider?.close();
 });
 

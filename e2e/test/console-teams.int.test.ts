@@ -1,8 +1,6 @@
 /// <reference lib="dom" />
-import { randomBytes } from 'node:crypto';
 import {
   describeWith,
-  freePort,
   needChromium,
   type OpenAIFake,
   type SmtpCapture,
@@ -18,11 +16,13 @@ import {
   watchProblems,
 } from './support/browser';
 import {
-  createServiceStorage,
-  type ServiceProcess,
-  type ServiceStorage,
-  startService,
-} from './support/services';
+  type ConsoleGateway,
+  mailedLink as mailedLinkOf,
+  masterKeyEnv,
+  signInByMail,
+  smtpEnv,
+  startConsoleGateway,
+} from './support/console-gateway';
 
 // Issue 42's browser test: the console's team views in Chromium against the gateway started
 // through its real main, the SMTP capture and the OpenAI fake. An owner creates a team and
@@ -33,8 +33,7 @@ import {
 let browser: Browser | undefined;
 let smtp: SmtpCapture | undefined;
 let openai: OpenAIFake | undefined;
-let storage: ServiceStorage | undefined;
-let gateway: ServiceProcess | undefined;
+let gateway: ConsoleGateway | undefined;
 let base: string;
 
 beforeAll(async () => {
@@ -42,31 +41,18 @@ beforeAll(async () => {
   browser = await launchChromium();
   smtp = await startSmtpCapture();
   openai = await startOpenAIFake();
-  storage = await createServiceStorage('gateway');
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  gateway = await startService(
-    'gateway',
-    {
-      ...storage.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      GATEWAY_PUBLIC_URL: base,
-      GATEWAY_SECRET: randomBytes(32).toString('hex'),
-      SESSION_COOKIE_SECURE: 'false',
-      SMTP_URL: `${smtp.url}?ignoreTLS=true`,
-      GROQ_API_KEY: 'sk-console-teams-groq',
-      AI_PROVIDER_BASE_URLS: `groq=${openai.baseURL}`,
-      PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    },
-    { port },
-  );
+  gateway = await startConsoleGateway({
+    ...smtpEnv(smtp),
+    GROQ_API_KEY: 'sk-console-teams-groq',
+    AI_PROVIDER_BASE_URLS: `groq=${openai.baseURL}`,
+    ...masterKeyEnv(),
+  });
+  base = gateway.base;
 }, 200_000);
 
 afterAll(async () => {
   await browser?.close();
   await gateway?.stop();
-  await storage?.drop();
   await smtp?.close();
   await openai?.close();
 });
@@ -74,22 +60,9 @@ afterAll(async () => {
 const unique = (tag: string) => `${tag}-${process.pid}-${Date.now()}@example.com`;
 
 /** The first link of the newest mail to `email`. */
-async function mailedLink(email: string, subject?: RegExp): Promise<string> {
-  const mail = await (smtp as SmtpCapture).waitForMessage(
-    (m) => m.to.includes(email) && (!subject || subject.test(m.subject ?? '')),
-    10_000,
-  );
-  return /https?:\/\/\S+/.exec(mail.text)?.[0] as string;
-}
+const mailedLink = (email: string, subject?: RegExp) => mailedLinkOf(smtp as SmtpCapture, email, subject);
 
-async function signIn(page: Page, email: string): Promise<void> {
-  await page.goto(`${base}/`);
-  await page.getByLabel('E-mail address').fill(email);
-  await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
-  await page.goto(await mailedLink(email));
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByTestId('signed-in-email').filter({ hasText: email }).waitFor();
-}
+const signIn = (page: Page, email: string) => signInByMail(page, base, smtp as SmtpCapture, email);
 
 describeWith(needChromium())('the console team views in Chromium', () => {
   it('owner creates a team and invites; the member joins by the link, creates a key; the owner audits it', async () => {

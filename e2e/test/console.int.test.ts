@@ -25,11 +25,13 @@ import {
 } from './support/browser';
 import { parseDotenv, ROOT } from './support/compose';
 import {
-  createServiceStorage,
-  type ServiceProcess,
-  type ServiceStorage,
-  startService,
-} from './support/services';
+  type ConsoleGateway,
+  masterKeyEnv,
+  providersEnv,
+  smtpEnv,
+  startConsoleGateway,
+} from './support/console-gateway';
+import { startService } from './support/services';
 
 // The web console in Debian's Chromium against the gateway started through its
 // real main (migrations, mailer, usage batching), with the SMTP capture and
@@ -47,8 +49,7 @@ const COOKIE = 'gw_session';
 let browser: Browser | undefined;
 let smtp: SmtpCapture | undefined;
 let openai: OpenAIFake | undefined;
-let storage: ServiceStorage | undefined;
-let gateway: ServiceProcess | undefined;
+let gateway: ConsoleGateway | undefined;
 let otherOrigin: http.Server | undefined;
 let base: string;
 let otherBase: string;
@@ -58,25 +59,12 @@ beforeAll(async () => {
   resetScreenshots();
   browser = await launchChromium();
   [smtp, openai] = await Promise.all([startSmtpCapture(), startOpenAIFake()]);
-  storage = await createServiceStorage('gateway');
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  gateway = await startService(
-    'gateway',
-    {
-      ...storage.env,
-      ...Object.fromEntries(PROVIDERS.map((p) => [`${p.toUpperCase()}_API_KEY`, `sk-e2e-${p}-server-key`])),
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      GATEWAY_PUBLIC_URL: base,
-      GATEWAY_SECRET: randomBytes(32).toString('hex'),
-      SESSION_COOKIE_SECURE: 'false',
-      SMTP_URL: `${smtp.url}?ignoreTLS=true`,
-      AI_PROVIDER_BASE_URLS: PROVIDERS.map((p) => `${p}=${openai?.baseURL}`).join(','),
-      PROVIDER_KEYS_MASTER_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    },
-    { port },
-  );
+  gateway = await startConsoleGateway({
+    ...providersEnv(PROVIDERS, openai.baseURL),
+    ...smtpEnv(smtp),
+    ...masterKeyEnv(),
+  });
+  base = gateway.base;
   // Another origin (another port: same site, so the Lax cookie does go along).
   otherOrigin = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
@@ -90,7 +78,6 @@ afterAll(async () => {
   await browser?.close();
   await gateway?.stop();
   await new Promise((resolve) => (otherOrigin ? otherOrigin.close(resolve) : resolve(undefined)));
-  await storage?.drop();
   await smtp?.close();
   await openai?.close();
 });
@@ -390,7 +377,7 @@ describeWith(needChromium())('the web console in Chromium', () => {
     // No CSP refusal and no script error on the way.
     expect(problems).toEqual([]);
     // The access log masks the code the browser brought in the URL, and no key is ever logged.
-    const output = (gateway as ServiceProcess).output();
+    const output = (gateway as ConsoleGateway).process.output();
     expect(output).toContain('"url":"/?code=');
     expect(output).not.toContain(link.searchParams.get('code'));
     expect(output).not.toContain(plaintext);
@@ -539,7 +526,7 @@ describeWith(needChromium())('the web console in Chromium', () => {
     expect(attacker.status).toBe(200);
     // Log lines reach the output through the logger's buffer (up to 100 ms later). The
     // attacker's line is this test's last, so once it is there every 403 before it is too.
-    const output = () => (gateway as ServiceProcess).output();
+    const output = () => (gateway as ConsoleGateway).process.output();
     for (let i = 0; i < 50 && !output().includes(lastId); i++) await new Promise((r) => setTimeout(r, 100));
     // The access log (no headers in it): the simple writes did arrive, and the Origin check
     // refused each with 403; the JSON and DELETE writes never got past the browser's preflight.
