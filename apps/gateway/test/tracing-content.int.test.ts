@@ -1,7 +1,8 @@
-import { startTracing, type Tracing } from '@platform/service-kit';
-import { FAULTS, type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '@platform/testing';
+import type { Tracing } from '@platform/service-kit';
+import { FAULTS, type OtlpReceiver, type ReceivedSpan } from '@platform/testing';
 import { CAPTURE_MAX_CHARS } from '../src/observability/spans';
-import { type AiHarness, startAiHarness, type TestCaller } from './support/ai-harness';
+import type { AiHarness, TestCaller } from './support/ai-harness';
+import { startTracedHarness, stopTracedHarness } from './support/tracing';
 
 /**
  * Issue 43, traces: prompt and answer text reach spans only when the operator
@@ -21,24 +22,11 @@ let url: string;
 let caller: TestCaller;
 
 beforeAll(async () => {
-  receiver = await startOtlpReceiver();
-  const env = {
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_TRACES_SAMPLER: 'always_on',
-    OTEL_BSP_SCHEDULE_DELAY: '20',
+  ({ receiver, tracing, h, url } = await startTracedHarness({
     OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
-  };
-  Object.assign(process.env, env);
-  tracing = startTracing({ service: 'gateway', env });
-  h = await startAiHarness({});
-  url = (await h.listen()).url;
+  }));
 });
-afterAll(async () => {
-  await h?.close();
-  await tracing?.shutdown();
-  await receiver?.close();
-});
+afterAll(() => stopTracedHarness({ receiver, tracing, h }));
 beforeEach(async () => {
   h.resetFakes();
   receiver.clear();

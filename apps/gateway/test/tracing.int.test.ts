@@ -7,10 +7,11 @@ import {
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
 } from '@opentelemetry/semantic-conventions/incubating';
-import { startTracing, type Tracing } from '@platform/service-kit';
-import { FAULTS, type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '@platform/testing';
-import { type AiHarness, startAiHarness, type TestCaller } from './support/ai-harness';
+import type { Tracing } from '@platform/service-kit';
+import { FAULTS, type OtlpReceiver, type ReceivedSpan } from '@platform/testing';
+import type { AiHarness, TestCaller } from './support/ai-harness';
 import { parseSse } from './support/sse';
+import { startTracedHarness, stopTracedHarness } from './support/tracing';
 
 /**
  * Issue 43, traces: the gateway's real OpenTelemetry SDK, started from the
@@ -32,24 +33,9 @@ let url: string;
 let caller: TestCaller;
 
 beforeAll(async () => {
-  receiver = await startOtlpReceiver();
-  const env = {
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_TRACES_SAMPLER: 'always_on',
-    OTEL_BSP_SCHEDULE_DELAY: '20',
-  };
-  // The SDK reads the standard variables from the process (Jest gives each file its own copy).
-  Object.assign(process.env, env);
-  tracing = startTracing({ service: 'gateway', env });
-  h = await startAiHarness({});
-  url = (await h.listen()).url;
+  ({ receiver, tracing, h, url } = await startTracedHarness());
 });
-afterAll(async () => {
-  await h?.close();
-  await tracing?.shutdown();
-  await receiver?.close();
-});
+afterAll(() => stopTracedHarness({ receiver, tracing, h }));
 beforeEach(async () => {
   h.resetFakes();
   receiver.clear();
