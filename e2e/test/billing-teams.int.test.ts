@@ -9,13 +9,21 @@ import {
   signWebhookPayload,
   startSharedServers,
 } from '@platform/testing';
-import { type Fakes, gatewayFakeEnv, paymentFakeEnv, startFakes } from './support/fakes';
+import {
+  closeFakes,
+  type Fakes,
+  gatewayFakeEnv,
+  paymentFakeEnv,
+  seedTokenMeter,
+  startFakes,
+} from './support/fakes';
 import {
   createServiceStorage,
   type ServiceProcess,
   type ServiceStorage,
   startService,
 } from './support/services';
+import { until } from './support/until';
 
 // Issue 42, item 5 (billing follows ownership), end to end: payment and the gateway as real
 // processes with the Stripe, OpenAI and SMTP fakes. A person signs in by the mailed link,
@@ -43,30 +51,11 @@ let payment: ServiceProcess | undefined;
 let gateway: ServiceProcess | undefined;
 let paymentPort: number;
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await pause(200);
-  }
-}
-
 describeWithServers('team usage billed to the team through payment and Stripe', () => {
   beforeAll(async () => {
     servers = await startSharedServers();
     fakes = await startFakes();
-    const meter = fakes.stripe.meters.seed({ event_name: METER_EVENT, display_name: 'AI tokens' });
-    const tokens = fakes.stripe.seedProduct({ id: TOKENS_PRODUCT, name: 'AI tokens' });
-    fakes.stripe.seedPrice({
-      id: TOKENS_PRICE,
-      product: tokens.id,
-      unit_amount: 1,
-      recurring: { interval: 'month', meter: meter.id },
-    });
+    seedTokenMeter(fakes, { event: METER_EVENT, product: TOKENS_PRODUCT, price: TOKENS_PRICE });
     fakes.openai.set({ content: 'four words of answer', usage: { prompt_tokens: 7, completion_tokens: 5 } });
     [paymentStorage, gatewayStorage] = await Promise.all([
       createServiceStorage('payment', servers.databaseUrl),
@@ -108,7 +97,7 @@ describeWithServers('team usage billed to the team through payment and Stripe', 
   afterAll(async () => {
     await Promise.all([payment?.stop(), gateway?.stop()]);
     await Promise.all([paymentStorage?.drop(), gatewayStorage?.drop()]);
-    await Promise.all([fakes?.stripe.close(), fakes?.openai.close(), fakes?.smtp.close()]);
+    await closeFakes(fakes);
     await servers?.close();
   }, 60_000);
 

@@ -18,7 +18,14 @@ import {
   startSharedServers,
 } from '@platform/testing';
 import { ROOT } from './support/compose';
-import { type Fakes, gatewayFakeEnv, paymentFakeEnv, startFakes } from './support/fakes';
+import {
+  closeFakes,
+  type Fakes,
+  gatewayFakeEnv,
+  paymentFakeEnv,
+  seedTokenMeter,
+  startFakes,
+} from './support/fakes';
 import { waitUntilRefusing } from './support/fleet';
 import {
   createServiceStorage,
@@ -26,6 +33,7 @@ import {
   type ServiceStorage,
   startService,
 } from './support/services';
+import { pause, until } from './support/until';
 
 // Issue 25's Must show: AI usage billed through Stripe, end to end. Payment
 // and two gateway instances as real processes on fresh Postgres databases and
@@ -54,18 +62,6 @@ const TOKENS_PRICE = `price_tokens_${randomBytes(4).toString('hex')}`;
 // Longer than the whole paid-lane test: a cancellation seen in time was the webhook notice, not the expiry.
 const SUBSCRIPTION_CACHE_SECONDS = 120;
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await pause(200);
-  }
-}
-
 let fakes: Fakes;
 let paymentStorage: ServiceStorage;
 let gatewayStorage: ServiceStorage;
@@ -82,16 +78,9 @@ describeWithServers('AI usage billed through Stripe', () => {
     servers = await startSharedServers();
     REDIS_URL = servers.redisUrl;
     fakes = await startFakes();
-    const meter = fakes.stripe.meters.seed({ event_name: METER_EVENT, display_name: 'AI tokens' });
     // Usage lands on an invoice only through a metered price on the meter (issue 40): every user
     // below subscribes to one; the paid lane's product is itself such a price.
-    const tokens = fakes.stripe.seedProduct({ id: TOKENS_PRODUCT, name: 'AI tokens' });
-    fakes.stripe.seedPrice({
-      id: TOKENS_PRICE,
-      product: tokens.id,
-      unit_amount: 1,
-      recurring: { interval: 'month', meter: meter.id },
-    });
+    const meter = seedTokenMeter(fakes, { event: METER_EVENT, product: TOKENS_PRODUCT, price: TOKENS_PRICE });
     const goldPrice = fakes.stripe.seedProduct({ id: PAID_PRODUCT, name: 'Gold' });
     fakes.stripe.seedPrice({
       id: `price_gold_${randomBytes(4).toString('hex')}`,
@@ -171,7 +160,7 @@ describeWithServers('AI usage billed through Stripe', () => {
     await prisma?.$disconnect();
     await gwDb?.close();
     await Promise.all([paymentStorage?.drop(), gatewayStorage?.drop()]);
-    await Promise.all([fakes?.stripe.close(), fakes?.openai.close(), fakes?.smtp.close()]);
+    await closeFakes(fakes);
     await servers?.close();
   }, 60_000);
 

@@ -22,6 +22,30 @@ export async function startFakes(): Promise<Fakes> {
   return { stripe, openai, smtp };
 }
 
+/** Closes what startFakes started (none of it, if it never ran). */
+export async function closeFakes(fakes: Fakes | undefined): Promise<void> {
+  await Promise.all([fakes?.stripe.close(), fakes?.openai.close(), fakes?.smtp.close()]);
+}
+
+/**
+ * Seeds the token meter `event` and a metered monthly price `price` (1 per token) of
+ * product `product` on it: usage reaches an invoice only through such a price.
+ */
+export function seedTokenMeter(
+  fakes: Fakes,
+  ids: { event: string; product: string; price: string },
+): { id: string } {
+  const meter = fakes.stripe.meters.seed({ event_name: ids.event, display_name: 'AI tokens' });
+  const tokens = fakes.stripe.seedProduct({ id: ids.product, name: 'AI tokens' });
+  fakes.stripe.seedPrice({
+    id: ids.price,
+    product: tokens.id,
+    unit_amount: 1,
+    recurring: { interval: 'month', meter: meter.id },
+  });
+  return meter;
+}
+
 /** Payment's env for the Stripe fake (no retries, so a failure shows at once). */
 export function paymentFakeEnv(fakes: Fakes): Record<string, string> {
   // The fake takes test-mode keys only, and these services run with NODE_ENV=production.
