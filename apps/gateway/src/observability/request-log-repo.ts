@@ -44,11 +44,11 @@ const INSERT_REQUEST_LOG_SQL = `INSERT INTO request_log (request_id, user_id, ap
          r."promptTokens", r."completionTokens", r."cachedTokens", round(r."costMicros")::bigint, r.currency,
          greatest(0, round(r."latencyMs"))::int,
          CASE WHEN r."ttftMs" IS NULL THEN NULL ELSE greatest(0, round(r."ttftMs"))::int END, r."userAgent", r.error,
-         coalesce(r.attempts, '[]'::jsonb), r.prompt, r.answer, r."createdAt"
+         coalesce(r.attempts, '[]'::json), r.prompt, r.answer, r."createdAt"
     FROM json_to_recordset($1::json) AS r("requestId" uuid, "userId" uuid, "apiKeyId" uuid, "projectId" text,
          endpoint text, lane text, provider text, model text, status int, "promptTokens" int,
          "completionTokens" int, "cachedTokens" int, "costMicros" numeric, currency text, "latencyMs" numeric,
-         "ttftMs" numeric, "userAgent" text, error text, attempts jsonb, prompt text, answer text,
+         "ttftMs" numeric, "userAgent" text, error text, attempts json, prompt text, answer text,
          "createdAt" timestamptz)
   ON CONFLICT (request_id) DO NOTHING`;
 
