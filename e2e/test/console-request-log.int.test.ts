@@ -19,7 +19,9 @@ import {
 import {
   type ConsoleGateway,
   createKeyInConsole,
+  openOnlyRequest,
   providersEnv,
+  requestLogKeyOption,
   signInByMail,
   smtpEnv,
   startConsoleGateway,
@@ -75,36 +77,11 @@ async function chat(key: string, project: string, content: string): Promise<numb
 
 const createKey = createKeyInConsole;
 
-/** Searches until the table has `count` rows: the log is written in batches about a second late. */
-async function searchUntil(page: Page, count: number) {
-  const rows = page.getByTestId('request-log-table').locator('tbody tr');
-  for (let attempt = 0; attempt < 40; attempt++) {
-    await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await page.locator('#request-log[aria-busy="false"]').waitFor();
-    if ((await rows.count()) === count) return rows;
-    await page.waitForTimeout(250);
-  }
-  throw new Error(`the request log never showed ${count} rows`);
-}
+const keyOption = requestLogKeyOption;
 
-/** The key filter's option of the key named `name` (its label also shows the key's prefix). */
-async function keyOption(page: Page, name: string): Promise<string> {
-  const option = page.getByLabel('API key used').locator('option', { hasText: `${name} (` });
-  await option.waitFor({ state: 'attached' });
-  return (await option.textContent()) ?? '';
-}
-
-/** Opens the only row of a search and waits for its page. */
-async function openOnly(page: Page, filters: { key: string; status: string; project: string }) {
-  const log = page.locator('#request-log');
-  await log.getByLabel('API key used').selectOption({ label: filters.key });
-  await log.getByLabel('Status').selectOption(filters.status);
-  await log.getByLabel('Project').fill(filters.project);
-  const rows = await searchUntil(page, 1);
-  await screenshot(page, 'request-log-search');
-  await rows.first().getByRole('link').click();
-  await page.getByTestId('request-facts').waitFor();
-}
+/** Opens the only row of a search (screenshotting the search) and waits for its page. */
+const openOnly = (page: Page, filters: { key: string; status: string; project: string }) =>
+  openOnlyRequest(page, filters, () => screenshot(page, 'request-log-search'));
 
 describeWith(needChromium())('the request log in the console', () => {
   it('finds a failed request by key and status, shows its attempts, and captured prompts only where opted in, redacted', async () => {

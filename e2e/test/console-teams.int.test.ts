@@ -19,6 +19,8 @@ import {
   type ConsoleGateway,
   mailedLink as mailedLinkOf,
   masterKeyEnv,
+  openOnlyRequest,
+  requestLogKeyOption,
   signInByMail,
   smtpEnv,
   startConsoleGateway,
@@ -27,8 +29,9 @@ import {
 // Issue 42's browser test: the console's team views in Chromium against the gateway started
 // through its real main, the SMTP capture and the OpenAI fake. An owner creates a team and
 // invites a member; the member opens the mailed invitation link (it signs them in), joins,
-// and creates a team key with a model list; the key's rules hold for a chat call; the owner
-// sees the key's creation, by the member, in the team's audit log.
+// and creates a team key with a model list; the key's rules hold for a chat call; the member
+// finds that call in the team's request log and opens its timeline; the owner sees the key's
+// creation, by the member, in the team's audit log.
 
 let browser: Browser | undefined;
 let smtp: SmtpCapture | undefined;
@@ -155,6 +158,25 @@ describeWith(needChromium())('the console team views in Chromium', () => {
     expect(await refused.json()).toMatchObject({
       error: { message: 'model not allowed for this api key', param: 'key.models' },
     });
+
+    // The member finds the key's answered request in the team's request log and opens its
+    // timeline: one successful attempt; no captured text (capture is off, and members never get it).
+    await member.getByRole('link', { name: 'Request log', exact: true }).click();
+    const ciLabel = await requestLogKeyOption(member, 'ci');
+    await openOnlyRequest(member, { key: ciLabel, status: '200', project: '' });
+    expect(await member.getByTestId('request-status').textContent()).toBe('200');
+    const attempts = member.getByTestId('attempts-table').locator('tbody tr');
+    expect(await attempts.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-outcome')))).toEqual([
+      'success',
+    ]);
+    expect(await member.getByTestId('attempts-table').textContent()).toContain('groq');
+    expect(await member.locator('svg.timeline rect.ok').count()).toBe(1);
+    expect(await member.getByTestId('captured-content').count()).toBe(0);
+    await screenshot(member, 'teams-member-request');
+    // Back to the team's view, its log section included.
+    await member.getByRole('link', { name: '← Request log' }).click();
+    await member.getByTestId('team-keys-table').waitFor();
+    await member.locator('#request-log').waitFor();
 
     // The owner sees the member's key creation in the audit log (Refresh re-reads it).
     await owner.getByRole('button', { name: 'Refresh' }).click();

@@ -234,9 +234,19 @@ function teamApi(teamId: string) {
     usage: (from: string, to: string) =>
       call<{ usage: UsageRow[] }>('GET', at(`usage?from=${from}&to=${to}`)).then((r) => r.usage),
     audit: () => call<{ events: TeamAuditEvent[] }>('GET', at('audit')).then((r) => r.events),
+    searchRequestLog: (query: URLSearchParams) =>
+      call<RequestLogResponse>('GET', at(`request-log?${query.toString()}`)),
+    requestLogEntry: (id: string) =>
+      call<RequestLogDetail>('GET', at(`request-log/${encodeURIComponent(id)}`)),
   };
 }
 export type TeamApi = ReturnType<typeof teamApi>;
+
+/**
+ * Where a request log is read: the personal routes (`api`) or a team's
+ * (`api.team(id)`); both have these three under the same names.
+ */
+export type RequestLogApi = Pick<TeamApi, 'listKeys' | 'searchRequestLog' | 'requestLogEntry'>;
 
 /** The URL a relative API path resolves to (the quick try streams with its own fetch). */
 export function apiUrl(path: string): URL {

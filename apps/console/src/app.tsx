@@ -125,6 +125,12 @@ export function App() {
     document.getElementById('main')?.focus();
   };
 
+  /** Another workspace: a request page of the one left is not its, so back to the log. */
+  const selectWorkspace = (id: string | null) => {
+    setTeamId(id);
+    if (requestOfHash()) window.location.hash = 'request-log';
+  };
+
   const team = teams.find((t) => t.team_id === teamId);
   return (
     <>
@@ -148,7 +154,7 @@ export function App() {
         <TeamSwitcher
           teams={teams}
           selected={teamId}
-          onSelect={setTeamId}
+          onSelect={selectWorkspace}
           onCreated={(id) => void loadTeams(id)}
           onAuthLost={onAuthLost}
         />
@@ -206,11 +212,12 @@ export function App() {
             summary={team}
             userId={session.user_id}
             providers={config?.providers}
+            requestId={requestId}
             onTeamsChanged={(select) => void loadTeams(select)}
             onAuthLost={onAuthLost}
           />
         )}
-        {session && !team && requestId && <RequestDetail id={requestId} onAuthLost={onAuthLost} />}
+        {session && !team && requestId && <RequestDetail id={requestId} log={api} onAuthLost={onAuthLost} />}
         {session && !team && !requestId && (
           <>
             <ApiKeys maxKeys={config?.max_api_keys ?? 5} onCreated={setFreshKey} onAuthLost={onAuthLost} />
@@ -218,7 +225,7 @@ export function App() {
             <Usage refreshKey={usageVersion} onAuthLost={onAuthLost} />
             <Spend refreshKey={usageVersion} onAuthLost={onAuthLost} />
             <Budgets onAuthLost={onAuthLost} />
-            <RequestLog onAuthLost={onAuthLost} keysVersion={freshKey} />
+            <RequestLog log={api} onAuthLost={onAuthLost} keysVersion={freshKey} />
             <ProjectCapture onAuthLost={onAuthLost} />
             <Mcp onAuthLost={onAuthLost} keysVersion={freshKey} />
             <QuickTry

@@ -1,6 +1,6 @@
 import type { RequestLogDetail } from '@platform/contract';
 import { useEffect, useRef } from 'preact/hooks';
-import { api } from './api';
+import type { RequestLogApi } from './api';
 import { formatNumber } from './format';
 import { formatMoney } from './money';
 import { ErrorText, Table, useLoad } from './ui';
@@ -61,9 +61,14 @@ function AttemptRow(props: { a: Attempt; n: number }) {
   );
 }
 
-/** One request's page (#request/<id>): its facts, its attempts as a timeline, and its captured text if any. */
-export function RequestDetail(props: { id: string; onAuthLost: (err: unknown) => void }) {
-  const { data: d, error } = useLoad(() => api.requestLogEntry(props.id), props.onAuthLost, props.id);
+/**
+ * One request's page (#request/<id>), read from `log` (the personal or a
+ * team's routes): its facts, its attempts as a timeline, and its captured
+ * text if the gateway gave it (`content`; a team's only to admins and the owner).
+ */
+export function RequestDetail(props: { id: string; log: RequestLogApi; onAuthLost: (err: unknown) => void }) {
+  const { log, id } = props;
+  const { data: d, error } = useLoad(() => log.requestLogEntry(id), props.onAuthLost, id);
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
   return (

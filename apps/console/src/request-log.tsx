@@ -1,6 +1,6 @@
 import type { ApiKeySummary, RequestLogEntry } from '@platform/contract';
 import { useState } from 'preact/hooks';
-import { api } from './api';
+import type { RequestLogApi } from './api';
 import { formatNumber } from './format';
 import { formatMoney } from './money';
 import { BusyButton, ErrorText, onSubmit, Table, useAction, useLoad } from './ui';
@@ -77,17 +77,23 @@ function Row(props: { r: RequestLogEntry; keys: ApiKeySummary[] | null }) {
 }
 
 /**
- * The request log: every AI request of the signed-in user, newest first,
- * filtered by time, key, project, model, status, cost and latency; a row
- * opens the request's page (#request/<id>) with its attempts.
+ * The request log: every AI request of the signed-in user (`log`: `api`) or
+ * of a team (`log`: `api.team(id)`), newest first, filtered by time, key,
+ * project, model, status, cost and latency; a row opens the request's page
+ * (#request/<id>) with its attempts. `note` adds a line to the hint.
  */
-export function RequestLog(props: { onAuthLost: (err: unknown) => void; keysVersion: unknown }) {
+export function RequestLog(props: {
+  log: RequestLogApi;
+  onAuthLost: (err: unknown) => void;
+  keysVersion?: unknown;
+  note?: string;
+}) {
   const [form, setForm] = useState<Filters>(NO_FILTERS);
   const [rows, setRows] = useState<RequestLogEntry[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
-  const { onAuthLost } = props;
+  const { log, onAuthLost } = props;
   // Read again when a key is created on this page, so the key filter offers it.
-  const keys = useLoad(() => api.listKeys(), onAuthLost, props.keysVersion);
+  const keys = useLoad(() => log.listKeys(), onAuthLost, props.keysVersion);
   const field = (name: keyof Filters) => ({
     value: form[name],
     onInput: (e: Event) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value }),
@@ -95,7 +101,7 @@ export function RequestLog(props: { onAuthLost: (err: unknown) => void; keysVers
 
   const search = useAction(
     async (more: boolean) => {
-      const page = await api.searchRequestLog(queryOf(form, more ? next : null));
+      const page = await log.searchRequestLog(queryOf(form, more ? next : null));
       setRows(more ? [...(rows ?? []), ...page.requests] : page.requests);
       setNext(page.next_cursor);
     },
@@ -107,6 +113,7 @@ export function RequestLog(props: { onAuthLost: (err: unknown) => void; keysVers
       <h2 id="request-log-title">Request log</h2>
       <p class="hint">
         Every AI request with its attempts, newest first. Requests appear about a second after they end.
+        {props.note ? ` ${props.note}` : ''}
       </p>
       <form class="filters" onSubmit={onSubmit(() => search.run(false))} aria-label="Search the request log">
         <label>

@@ -49,7 +49,12 @@ function RulesDialog(props: {
 }
 
 /** The team's API keys with their rules: create (with rules), change the rules, revoke. */
-export function TeamKeys(props: { team: TeamApi; canWrite: boolean; onAuthLost: (err: unknown) => void }) {
+export function TeamKeys(props: {
+  team: TeamApi;
+  canWrite: boolean;
+  onCreated?: () => void;
+  onAuthLost: (err: unknown) => void;
+}) {
   const { team, onAuthLost } = props;
   const [name, setName] = useState('');
   const [draft, setDraft] = useState<RulesDraft>(EMPTY_RULES);
@@ -74,6 +79,7 @@ export function TeamKeys(props: { team: TeamApi; canWrite: boolean; onAuthLost: 
       setCreated(key);
       setName('');
       setDraft(EMPTY_RULES);
+      props.onCreated?.();
       await load();
     },
     { onError: onAuthLost },

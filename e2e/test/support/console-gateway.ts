@@ -100,3 +100,44 @@ export async function createKeyInConsole(page: Page, name: string): Promise<stri
   await page.getByRole('dialog').waitFor({ state: 'detached' });
   return key;
 }
+
+/**
+ * Searches the request log section (personal or a team's, `#request-log`) until its table
+ * has `count` rows: the log is written in batches about a second late.
+ */
+export async function searchRequestLogUntil(page: Page, count: number) {
+  const rows = page.getByTestId('request-log-table').locator('tbody tr');
+  for (let attempt = 0; attempt < 40; attempt++) {
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.locator('#request-log[aria-busy="false"]').waitFor();
+    if ((await rows.count()) === count) return rows;
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`the request log never showed ${count} rows`);
+}
+
+/** The request log's key filter option of the key named `name` (its label also shows the prefix). */
+export async function requestLogKeyOption(page: Page, name: string): Promise<string> {
+  const option = page.getByLabel('API key used').locator('option', { hasText: `${name} (` });
+  await option.waitFor({ state: 'attached' });
+  return (await option.textContent()) ?? '';
+}
+
+/**
+ * Filters the request log by key label, status and project, waits for exactly one row,
+ * calls `beforeOpen` (e.g. a screenshot), opens the row and waits for the request's page.
+ */
+export async function openOnlyRequest(
+  page: Page,
+  filters: { key: string; status: string; project: string },
+  beforeOpen?: () => Promise<void>,
+): Promise<void> {
+  const log = page.locator('#request-log');
+  await log.getByLabel('API key used').selectOption({ label: filters.key });
+  await log.getByLabel('Status').selectOption(filters.status);
+  await log.getByLabel('Project').fill(filters.project);
+  const rows = await searchRequestLogUntil(page, 1);
+  await beforeOpen?.();
+  await rows.first().getByRole('link').click();
+  await page.getByTestId('request-facts').waitFor();
+}
