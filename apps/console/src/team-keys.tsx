@@ -1,13 +1,10 @@
-import type { ApiKeySummary, CreateApiKeyResponse } from '@platform/contract';
-import { useRef, useState } from 'preact/hooks';
+import type { ApiKeySummary } from '@platform/contract';
+import { useState } from 'preact/hooks';
 import type { TeamApi } from './api';
-import { NewKeyDialog } from './api-keys';
-import { ConfirmDialog, Modal } from './dialog';
-import { formatDate } from './format';
+import { Modal } from './dialog';
+import { CREATED_COLUMN, KeyCard } from './key-card';
 import { describeRules, draftOf, EMPTY_RULES, type RulesDraft, RulesFields, rulesOf } from './key-rules-form';
-import { BusyButton, Card, ErrorText, Field, onSubmit, Table, useAction, useLoad } from './ui';
-
-const NAME_RULE = /^[A-Za-z0-9]{1,64}$/;
+import { BusyButton, ErrorText, onSubmit, useAction } from './ui';
 
 /** Changes the rules of one team key; the answer is the rules now in force. */
 function RulesDialog(props: {
@@ -56,129 +53,62 @@ export function TeamKeys(props: {
   onAuthLost: (err: unknown) => void;
 }) {
   const { team, onAuthLost } = props;
-  const [name, setName] = useState('');
   const [draft, setDraft] = useState<RulesDraft>(EMPTY_RULES);
-  const [created, setCreated] = useState<CreateApiKeyResponse | null>(null);
   const [editing, setEditing] = useState<ApiKeySummary | null>(null);
-  const [revoking, setRevoking] = useState<ApiKeySummary | null>(null);
-  const createButton = useRef<HTMLButtonElement>(null);
-  const heading = useRef<HTMLHeadingElement>(null);
-  const { data: keys, error: loadError, load } = useLoad(() => team.listKeys(), onAuthLost);
-
-  const creating = useAction(
-    async () => {
-      const wanted = name.trim();
-      if (!NAME_RULE.test(wanted)) throw new Error('A key name is 1 to 64 letters or digits (no spaces).');
-      const { rules, expires_at } = rulesOf(draft);
-      const key = await team.createKey({
-        name: wanted,
-        scope: 'ai',
-        ...(rules ? { rules } : {}),
-        ...(expires_at ? { expires_at } : {}),
-      });
-      setCreated(key);
-      setName('');
-      setDraft(EMPTY_RULES);
-      props.onCreated?.();
-      await load();
-    },
-    { onError: onAuthLost },
-  );
-  const revokeAction = useAction(
-    async (key: ApiKeySummary) => {
-      await team.revokeKey({ key_id: key.key_id });
-      setRevoking(null);
-      await load();
-    },
-    { onError: onAuthLost },
-  );
+  // Counts the rule changes, so the list is read again after each.
+  const [version, setVersion] = useState(0);
 
   return (
-    <Card id="team-keys" title="Team API keys" headingRef={heading}>
-      <p class="hint">
-        Usage of a team key is the team's: its budgets, its spend, its bill. A request outside a key's rules
-        is refused with an error naming the rule.
-      </p>
-      <ErrorText error={loadError} />
-      {keys && keys.length === 0 && <p>No team keys yet.</p>}
-      {keys && keys.length > 0 && (
-        <Table
-          testId="team-keys-table"
-          caption="The team's API keys"
-          columns={[
-            'Name',
-            { label: 'Prefix', wide: true },
-            'Rules',
-            { label: 'Created', wide: true },
-            'Status',
-            { label: 'Actions', hidden: true },
-          ]}
+    <KeyCard
+      id="team-keys"
+      title="Team API keys"
+      keysApi={team}
+      onAuthLost={onAuthLost}
+      refresh={version}
+      intro={() => (
+        <p class="hint">
+          Usage of a team key is the team's: its budgets, its spend, its bill. A request outside a key's rules
+          is refused with an error naming the rule.
+        </p>
+      )}
+      table={{
+        caption: "The team's API keys",
+        testId: 'team-keys-table',
+        empty: 'No team keys yet.',
+        columns: [{ head: 'Rules', cell: (k) => <td class="wrap">{describeRules(k)}</td> }, CREATED_COLUMN],
+      }}
+      form={
+        props.canWrite
+          ? {
+              id: 'team-key-name',
+              label: 'Key name (letters and digits)',
+              button: 'Create team key',
+              placement: 'bottom',
+              title: 'New team key',
+              fields: <RulesFields prefix="team-key" draft={draft} onDraft={setDraft} />,
+              body: () => {
+                const { rules, expires_at } = rulesOf(draft);
+                return { ...(rules ? { rules } : {}), ...(expires_at ? { expires_at } : {}) };
+              },
+              onCreated: () => {
+                setDraft(EMPTY_RULES);
+                props.onCreated?.();
+              },
+            }
+          : null
+      }
+      readOnly={<p class="hint">Viewers see the team's keys; members and above create them.</p>}
+      rowActions={(k) => (
+        <button
+          type="button"
+          class="secondary small"
+          aria-label={`Change the rules of ${k.name}`}
+          onClick={() => setEditing(k)}
         >
-          {keys.map((k) => (
-            <tr key={k.key_id} class={k.status === 'revoked' ? 'muted' : undefined} data-key-id={k.key_id}>
-              <th scope="row">{k.name}</th>
-              <td class="wide">
-                <code>{k.key_prefix}…</code>
-              </td>
-              <td class="wrap">{describeRules(k)}</td>
-              <td class="wide">{formatDate(k.created_at)}</td>
-              <td>{k.status}</td>
-              <td>
-                {props.canWrite && k.status === 'active' && (
-                  <div class="row-actions">
-                    <button
-                      type="button"
-                      class="secondary small"
-                      aria-label={`Change the rules of ${k.name}`}
-                      onClick={() => setEditing(k)}
-                    >
-                      Rules
-                    </button>
-                    <button
-                      type="button"
-                      class="danger small"
-                      aria-label={`Revoke key ${k.name}`}
-                      onClick={() => {
-                        revokeAction.setError(null);
-                        setRevoking(k);
-                      }}
-                    >
-                      Revoke
-                    </button>
-                  </div>
-                )}
-              </td>
-            </tr>
-          ))}
-        </Table>
+          Rules
+        </button>
       )}
-      {props.canWrite ? (
-        <form onSubmit={onSubmit(creating.run)} aria-label="Create a team key">
-          <h3>New team key</h3>
-          <Field
-            id="team-key-name"
-            label="Key name (letters and digits)"
-            autocomplete="off"
-            maxLength={64}
-            value={name}
-            onValue={setName}
-          />
-          <RulesFields prefix="team-key" draft={draft} onDraft={setDraft} />
-          <BusyButton buttonRef={createButton} busy={creating.busy} busyLabel="Creating…">
-            Create team key
-          </BusyButton>
-          <ErrorText error={creating.error} />
-        </form>
-      ) : (
-        <p class="hint">Viewers see the team's keys; members and above create them.</p>
-      )}
-      {created && (
-        <NewKeyDialog
-          created={created}
-          onClose={() => setCreated(null)}
-          returnFocus={() => createButton.current}
-        />
-      )}
+    >
       {editing && (
         <RulesDialog
           team={team}
@@ -187,25 +117,10 @@ export function TeamKeys(props: {
           onClose={() => setEditing(null)}
           onDone={() => {
             setEditing(null);
-            void load();
+            setVersion((v) => v + 1);
           }}
         />
       )}
-      {revoking && (
-        <ConfirmDialog
-          title={`Revoke key “${revoking.name}”?`}
-          confirmLabel="Revoke key"
-          action={revokeAction}
-          onConfirm={() => void revokeAction.run(revoking)}
-          onCancel={() => setRevoking(null)}
-          returnFocus={() => heading.current}
-        >
-          <p>
-            Programs using <code>{revoking.key_prefix}…</code> get <code>401 invalid api key</code> at once.
-            This cannot be undone.
-          </p>
-        </ConfirmDialog>
-      )}
-    </Card>
+    </KeyCard>
   );
 }

@@ -80,7 +80,7 @@ export function Field(
  * screen readers only, or `wide`: shown on wide screens only (its cells carry
  * class "wide" too), so what a phone needs fits without scrolling sideways.
  */
-type Column = string | { label: string; numeric?: boolean; hidden?: boolean; wide?: boolean };
+export type Column = string | { label: string; numeric?: boolean; hidden?: boolean; wide?: boolean };
 
 /** A scrollable table with a caption for screen readers and `scope="col"` heads; `children` are its rows. */
 export function Table(props: {
