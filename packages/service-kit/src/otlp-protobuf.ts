@@ -20,6 +20,9 @@ export type EncodableSpan = {
   startTime: HrTime;
   endTime: HrTime;
   attributes: Attributes;
+  /** A LeanSpan's attributes as it keeps them (lean-tracer.ts): read instead of `attributes`. */
+  attributeKeys?: readonly string[];
+  attributeValues?: readonly unknown[];
   droppedAttributesCount: number;
   events: ReadonlyArray<{
     name: string;
@@ -351,7 +354,20 @@ function span(w: Writer, s: EncodableSpan): void {
   w.hrTime(s.startTime);
   w.byte(65);
   w.hrTime(s.endTime);
-  attributes(w, s.attributes, 74);
+  const keys = s.attributeKeys;
+  if (keys) {
+    const values = s.attributeValues as readonly unknown[];
+    for (let i = 0; i < keys.length; i++) {
+      w.byte(74);
+      const kv = w.open();
+      w.key(keys[i] as string);
+      w.byte(18);
+      const value = w.open();
+      anyValue(w, values[i]);
+      w.close(value);
+      w.close(kv);
+    }
+  } else attributes(w, s.attributes, 74);
   w.byte(80);
   w.varint(s.droppedAttributesCount);
   for (const event of s.events) {
@@ -450,11 +466,11 @@ export class SpanBuffer {
     this.count += 1;
   }
 
-  /** The spans so far (a copy); the buffer starts empty again. */
+  /** The spans so far; the buffer starts again, empty, in a new one of the size this batch needed. */
   take(): EncodedSpans {
-    const bytes = Buffer.from(this.w.result());
+    const bytes = this.w.result();
     const count = this.count;
-    this.w.pos = 0;
+    this.w = new Writer(this.w.buf.length);
     this.count = 0;
     return { resource: this.resource, instrumentationScope: this.instrumentationScope, bytes, count };
   }

@@ -2,6 +2,7 @@ import type { Attributes, Context, ContextAPI, Span, TraceAPI } from '@opentelem
 import { addAccessLogFields } from '@platform/logging';
 import type { RequestHandler } from 'express';
 import { batchSettingsOf, EncodingSpanProcessor } from './encoding-span-processor';
+import { leanTracerOver } from './lean-tracer';
 import { createOtlpProtobufTraceExporter, usesOtlpProtobuf } from './otlp-exporter';
 
 /**
@@ -96,9 +97,11 @@ export function startTracing(opts: { service: string; env: Env }): Tracing | und
     instrumentations: [],
   });
   sdk.start();
+  const sdkTracer = api.trace.getTracer(`@platform/${opts.service}`);
   on = {
     api,
-    tracer: api.trace.getTracer(`@platform/${opts.service}`),
+    // The SDK's sampler, ids, resource, limits and processors behind a leaner span (lean-tracer.ts).
+    tracer: leanTracerOver(api, sdkTracer) ?? sdkTracer,
     requestSpanKey: api.createContextKey('platform request span'),
     captureContent:
       opts.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true',
