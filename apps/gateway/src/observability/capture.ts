@@ -2,8 +2,7 @@ import type { KeyValueStore } from '@platform/db';
 import type { Logger } from '@platform/logging';
 import { redactText } from '@platform/logging';
 import type { Clock } from '@platform/service-kit';
-import { createInvalidationChannel } from '../cache/invalidation';
-import { lruCache } from '../cache/lru';
+import { createOwnerCache } from '../cache/owner-cache';
 import type { PrismaClient } from '../generated/prisma/client';
 import { findCapturedProjects } from './project-settings-repo';
 
@@ -39,48 +38,26 @@ export function createProjectCapture(opts: {
   clock: Clock;
   cacheTtlMs?: number;
 }): ProjectCapture {
-  const cache = lruCache<string, Promise<ReadonlySet<string>>>({
-    max: 10_000,
-    ttlMs: opts.cacheTtlMs ?? 30_000,
-    clock: opts.clock,
-  });
-  const invalidation = createInvalidationChannel({
+  const cache = createOwnerCache<ReadonlySet<string>>({
     kv: opts.kv,
     logger: opts.logger,
+    clock: opts.clock,
     channel: CAPTURE_CHANNEL,
-    drop: (owner) => cache.delete(owner),
+    ttlMs: opts.cacheTtlMs,
+    // A setting that cannot be read is taken as off (logged): the request goes on, without its text.
+    load: (owner) =>
+      findCapturedProjects(opts.prisma, owner).then(
+        (projects) => (projects.length === 0 ? NONE : new Set(projects)),
+        (err: unknown) => {
+          opts.logger.warn(
+            { err: err instanceof Error ? err.message : String(err) },
+            'project capture settings unreadable; content not captured',
+          );
+          return NONE;
+        },
+      ),
   });
-  invalidation.ensureSubscribed();
-  // A setting that cannot be read is taken as off (logged): the request goes on, without its text.
-  const load = (owner: string): Promise<ReadonlySet<string>> =>
-    findCapturedProjects(opts.prisma, owner).then(
-      (projects) => (projects.length === 0 ? NONE : new Set(projects)),
-      (err: unknown) => {
-        opts.logger.warn(
-          { err: err instanceof Error ? err.message : String(err) },
-          'project capture settings unreadable; content not captured',
-        );
-        return NONE;
-      },
-    );
-  return {
-    capturedProjects(owner) {
-      invalidation.ensureSubscribed();
-      const hit = cache.get(owner);
-      if (hit) return hit;
-      const loaded = load(owner);
-      cache.set(owner, loaded);
-      return loaded;
-    },
-    async invalidate(owner) {
-      cache.delete(owner);
-      await invalidation.publish(owner);
-    },
-    async close() {
-      cache.clear();
-      await invalidation.close();
-    },
-  };
+  return { capturedProjects: cache.get, invalidate: cache.invalidate, close: cache.close };
 }
 
 /** What the request log keeps of a captured request. */

@@ -2,8 +2,7 @@ import type { KeyValueStore } from '@platform/db';
 import type { Logger } from '@platform/logging';
 import type { Clock } from '@platform/service-kit';
 import type { StoredKeys } from '../ai/runtime';
-import { createInvalidationChannel } from '../cache/invalidation';
-import { lruCache } from '../cache/lru';
+import { createOwnerCache } from '../cache/owner-cache';
 import type { PrismaClient } from '../generated/prisma/client';
 import { type MasterKeyRing, openKey } from './crypto';
 import { findProviderKeys } from './repo';
@@ -31,20 +30,6 @@ export type StoredKeyCacheOptions = {
 };
 
 export function createStoredKeyCache(opts: StoredKeyCacheOptions): StoredKeyCache {
-  // The promise is cached, so concurrent requests of one user share one query.
-  const cache = lruCache<string, Promise<StoredKeys>>({
-    max: opts.maxCachedUsers ?? 10_000,
-    ttlMs: opts.cacheTtlMs ?? 30_000,
-    clock: opts.clock,
-  });
-  const invalidation = createInvalidationChannel({
-    kv: opts.kv,
-    logger: opts.logger,
-    channel: PROVIDER_KEYS_CHANNEL,
-    drop: (userId) => cache.delete(userId),
-  });
-  invalidation.ensureSubscribed();
-
   const decryptAll = async (userId: string): Promise<StoredKeys> => {
     const ring = opts.masterKeys;
     if (!ring) return {};
@@ -62,26 +47,15 @@ export function createStoredKeyCache(opts: StoredKeyCacheOptions): StoredKeyCach
     }
     return keys as StoredKeys;
   };
-
-  return {
-    lookup(userId) {
-      invalidation.ensureSubscribed();
-      const hit = cache.get(userId);
-      if (hit) return hit;
-      const keys = decryptAll(userId);
-      cache.set(userId, keys);
-      keys.catch(() => {
-        if (cache.peek(userId) === keys) cache.delete(userId);
-      });
-      return keys;
-    },
-    async invalidate(userId) {
-      cache.delete(userId);
-      await invalidation.publish(userId);
-    },
-    async close() {
-      cache.clear();
-      await invalidation.close();
-    },
-  };
+  // A failed read (Postgres down) is not kept: the next request reads again.
+  const cache = createOwnerCache({
+    kv: opts.kv,
+    logger: opts.logger,
+    clock: opts.clock,
+    channel: PROVIDER_KEYS_CHANNEL,
+    load: decryptAll,
+    ttlMs: opts.cacheTtlMs,
+    max: opts.maxCachedUsers,
+  });
+  return { lookup: cache.get, invalidate: cache.invalidate, close: cache.close };
 }
