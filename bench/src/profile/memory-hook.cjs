@@ -27,6 +27,7 @@ if (dir) {
     Number(/^VmRSS:\s+(\d+)/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
   const newSpace = () =>
     v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size ?? 0;
+  let snapshots = 0;
   process.on('SIGUSR2', () => {
     const before = { rss: rssNow(), newSpace: newSpace() };
     // V8's last-resort collection also shrinks the young generation and compacts,
@@ -40,7 +41,27 @@ if (dir) {
         modules[name] = (modules[name] ?? 0) + 1;
       }
       fs.mkdirSync(dir, { recursive: true });
-      const out = { pid: process.pid, before, newSpace: newSpace(), memory: process.memoryUsage(), modules };
+      // Resident memory by kind (anonymous: heap, code, wasm, buffers; file: the node binary's pages, shared).
+      let smaps = {};
+      try {
+        for (const m of fs.readFileSync('/proc/self/smaps_rollup', 'utf8').matchAll(/^(\w+):\s+(\d+) kB/gm))
+          smaps[m[1]] = Number(m[2]) * 1024;
+      } catch {
+        smaps = {};
+      }
+      const out = {
+        pid: process.pid,
+        before,
+        newSpace: newSpace(),
+        memory: process.memoryUsage(),
+        smaps,
+        modules,
+      };
+      // MEMORY_HOOK_SNAPSHOT=1: a heap snapshot after the collection too (<dir>/heap-<pid>-<n>.heapsnapshot).
+      if (process.env.MEMORY_HOOK_SNAPSHOT) {
+        snapshots += 1;
+        v8.writeHeapSnapshot(path.join(dir, `heap-${process.pid}-${snapshots}.heapsnapshot`));
+      }
       fs.writeFileSync(path.join(dir, `memory-${process.pid}.json`), JSON.stringify(out));
     }, 200);
   });
