@@ -1,6 +1,5 @@
 import fs from 'node:fs/promises';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { DbSession, OpenDatabaseOptions, PgliteDatabase, Row, SqlRunner } from './database-types';
 
 function createRunner(client: PGlite | Transaction): SqlRunner {
@@ -25,6 +24,15 @@ function createMutex() {
   };
 }
 
+/**
+ * PGlite (its JavaScript alone ~0.5 MB of source kept in the heap) loads with
+ * the first embedded database: a service on Postgres never needs it, yet
+ * imports this module through the package's index (issue 46).
+ */
+function pgliteClass(): typeof PGlite {
+  return (require('@electric-sql/pglite') as typeof import('@electric-sql/pglite')).PGlite;
+}
+
 let pristine: Promise<Blob> | undefined;
 
 /**
@@ -33,7 +41,8 @@ let pristine: Promise<Blob> | undefined;
  */
 export function loadPristineSnapshot(): Promise<Blob> {
   pristine ??= (async () => {
-    const pglite = new PGlite();
+    const PGliteClass = pgliteClass();
+    const pglite = new PGliteClass();
     try {
       await pglite.waitReady;
       return await pglite.dumpDataDir('none');
@@ -55,11 +64,13 @@ export function loadPristineSnapshot(): Promise<Blob> {
 export async function openPglite(options: OpenDatabaseOptions): Promise<PgliteDatabase> {
   const { dataDir, logger } = options;
   if (dataDir) await fs.mkdir(dataDir, { recursive: true });
+  const PGliteClass = pgliteClass();
   const pglite = dataDir
-    ? new PGlite(dataDir)
-    : new PGlite(options.snapshot ? { loadDataDir: options.snapshot } : undefined);
+    ? new PGliteClass(dataDir)
+    : new PGliteClass(options.snapshot ? { loadDataDir: options.snapshot } : undefined);
   await pglite.waitReady;
   logger?.info({ dataDir: dataDir ?? 'memory' }, 'embedded PGlite database opened (single process only)');
+  const { PrismaPGlite } = require('pglite-prisma-adapter') as typeof import('pglite-prisma-adapter');
   const adapter = new PrismaPGlite(pglite);
   const exclusive = createMutex();
   const transaction = <T>(fn: (tx: SqlRunner) => Promise<T>) =>

@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { jwtVerify, SignJWT } from 'jose';
+
+/** jose loads with the first sign-in link, not in every worker at start (issue 46). */
+const jose = () => require('jose') as typeof import('jose');
 
 const AUDIENCE = 'gateway:magic-link';
 const ISSUER = 'gateway';
@@ -19,6 +21,7 @@ export async function signLinkState(
   claims: { redirectUrl: string; codeHash: string; now: Date; ttlSeconds: number },
 ): Promise<string> {
   const iat = Math.floor(claims.now.getTime() / 1000);
+  const { SignJWT } = jose();
   return new SignJWT({ redirect_url: claims.redirectUrl })
     .setProtectedHeader({ alg: 'HS256' })
     .setIssuer(ISSUER)
@@ -36,7 +39,7 @@ export async function readLinkState(
   expected: { codeHash: string; now: Date },
 ): Promise<string | undefined> {
   try {
-    const { payload } = await jwtVerify(token, stateKey(secret), {
+    const { payload } = await jose().jwtVerify(token, stateKey(secret), {
       algorithms: ['HS256'],
       issuer: ISSUER,
       audience: AUDIENCE,
