@@ -8,6 +8,7 @@ import { buildGatewayDeps, closeGatewayDeps, SERVICE_NAME } from './deps';
 import { loadGatewayEnv } from './env';
 import { PrismaClient } from './generated/prisma/client';
 import { warnIfMailerUnreachable } from './mail';
+import { compileQueryCompilerFromFile } from './prisma-compiler';
 import { assertRedisKeepsMoney } from './usage/redis-keeps-money';
 
 /**
@@ -40,6 +41,8 @@ export async function main(): Promise<void> {
     });
   }
   const prisma = new PrismaClient({ adapter: storage.db.adapter });
+  if (!compileQueryCompilerFromFile(prisma))
+    logger.warn("prisma's engine config moved: its query compiler's base64 stays in memory (issue 46)");
   const deps = buildGatewayDeps({ env, lanes, logger, prisma, kv: storage.kv });
   // Not awaited: a slow mail server must not delay the start, only be reported.
   void warnIfMailerUnreachable(deps.mailer, env.SMTP_URL, logger);
