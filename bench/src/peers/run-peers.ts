@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SERVER_KEYS } from '@platform/gateway/testing';
@@ -20,6 +19,7 @@ import { gatewaySettingsText, median, printOrRecord, round2, roundTo } from './r
 import {
   type OurGateway,
   PRODUCTION_NODE_ARGS,
+  portkeyVersion,
   startOurGateway,
   startPortkey,
   startUpstream,
@@ -653,11 +653,6 @@ function envText(env: Record<string, string>): string {
   return Object.entries(env)
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
-}
-
-function portkeyVersion(): string {
-  const file = path.join(REPO_ROOT, 'node_modules', '@portkey-ai', 'gateway', 'package.json');
-  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
 runMain(main);

@@ -193,7 +193,12 @@ const PORTKEY_ENTRY = path.join(
   'start-server.js',
 );
 
-/** Portkey's open-source gateway (npm @portkey-ai/gateway) as its README starts it, headless, production. */
+/**
+ * Portkey's open-source gateway (npm @portkey-ai/gateway) as its README starts
+ * it, headless, production. Its streams need the @hono/node-server its own
+ * lockfile pins (1.13.5): the root package.json's `overrides` gives it that one
+ * (with 1.19.x every stream answers 500, TypeError: immutable; bench/README.md).
+ */
 export async function startPortkey(): Promise<ServiceProcess> {
   const port = await freePort();
   return startNodeService({
@@ -204,4 +209,10 @@ export async function startPortkey(): Promise<ServiceProcess> {
     readyPath: '/',
     env: { NODE_ENV: 'production' },
   });
+}
+
+/** The installed @portkey-ai/gateway's version. */
+export function portkeyVersion(): string {
+  const file = path.join(REPO_ROOT, 'node_modules', '@portkey-ai', 'gateway', 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
