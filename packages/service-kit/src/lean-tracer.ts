@@ -92,7 +92,10 @@ type Shared = {
   limits: Limits;
 };
 
+type Event = { name: string; time: HrTime; attributes?: Attributes; droppedAttributesCount?: number };
+
 const EMPTY_LINKS: Link[] = [];
+const NO_EVENTS: Event[] = [];
 const NO_ATTRIBUTES: Attributes = Object.freeze({}) as Attributes;
 const UNSET = Object.freeze({ code: 0 });
 const RECORD_AND_SAMPLED = 2;
@@ -118,12 +121,22 @@ function msToHrTime(ms: number): HrTime {
   return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos];
 }
 
-function timeOf(input: TimeInput | undefined): HrTime {
-  if (input === undefined) return msToHrTime(nowMs());
-  if (Array.isArray(input)) return input as HrTime;
-  if (input instanceof Date) return msToHrTime(input.getTime());
+/** Whether every item is a string, number, boolean or null (the SDK's AnyValue, flat). */
+function primitives(items: readonly unknown[]): boolean {
+  for (const item of items) {
+    const type = typeof item;
+    if (item !== null && type !== 'string' && type !== 'number' && type !== 'boolean') return false;
+  }
+  return true;
+}
+
+/** A TimeInput (or now) as epoch milliseconds. */
+function msOf(input: TimeInput | undefined): number {
+  if (input === undefined) return nowMs();
+  if (Array.isArray(input)) return (input[0] as number) * 1000 + (input[1] as number) / 1e6;
+  if (input instanceof Date) return input.getTime();
   // A number: performance.now()-relative when it is not past it (as the SDK reads it), else epoch ms.
-  return msToHrTime(input <= performance.now() ? input + offsetMs : input);
+  return input <= performance.now() ? input + offsetMs : input;
 }
 
 function durationOf(start: HrTime, end: HrTime): HrTime {
@@ -148,10 +161,12 @@ export class LeanSpan implements Span {
   readonly attributeKeys: string[] = [];
   readonly attributeValues: AttributeValue[] = [];
   links: Link[] = EMPTY_LINKS;
-  events: { name: string; time: HrTime; attributes?: Attributes; droppedAttributesCount?: number }[] = [];
+  /** Shared and empty until the first addEvent (most spans have none). */
+  events: Event[] = NO_EVENTS;
   status: SpanStatus = UNSET;
-  endTime: HrTime = [0, 0];
-  duration: HrTime = [-1, -1];
+  /** Epoch milliseconds, fractional (the encoder reads these; startTime and endTime are built on request). */
+  startMs: number;
+  endMs = 0;
   ended = false;
   droppedAttributesCount = 0;
   droppedEventsCount = 0;
@@ -165,10 +180,23 @@ export class LeanSpan implements Span {
     public name: string,
     readonly kind: SpanKind,
     readonly parentSpanContext: SpanContext | undefined,
-    readonly startTime: HrTime,
+    startMs: number,
   ) {
+    this.startMs = startMs;
     this.resource = shared.resource;
     this.instrumentationScope = shared.scope;
+  }
+
+  get startTime(): HrTime {
+    return msToHrTime(this.startMs);
+  }
+
+  get endTime(): HrTime {
+    return this.endMs > 0 ? msToHrTime(this.endMs) : [0, 0];
+  }
+
+  get duration(): HrTime {
+    return this.endMs > 0 ? durationOf(this.startTime, this.endTime) : [-1, -1];
   }
 
   get attributes(): Attributes {
@@ -197,8 +225,17 @@ export class LeanSpan implements Span {
     else if (type === 'string' && key.length > 0) {
       const limit = this.shared.limits.attributeValueLengthLimit;
       kept = (value as string).length > limit ? (value as string).substring(0, limit) : value;
+    } else if (Array.isArray(value) && key.length > 0 && primitives(value)) {
+      // A list of strings, numbers or booleans (finish reasons): copied, as the SDK copies it.
+      const limit = this.shared.limits.attributeValueLengthLimit;
+      kept =
+        limit === Infinity
+          ? value.slice()
+          : (value.map((v) =>
+              typeof v === 'string' && v.length > limit ? v.substring(0, limit) : v,
+            ) as AttributeValue);
     } else {
-      // Arrays, byte arrays, maps, an empty key, anything invalid: the SDK's own check and copy.
+      // Byte arrays, maps, nested lists, an empty key, anything invalid: the SDK's own check and copy.
       const scratch: Attributes = {};
       const decision = this.shared.core.maybeAddAttribute({
         key,
@@ -229,6 +266,7 @@ export class LeanSpan implements Span {
       this.droppedEventsCount += 1;
       return this;
     }
+    if (this.events === NO_EVENTS) this.events = [];
     if (this.events.length >= limit) {
       this.events.shift();
       this.droppedEventsCount += 1;
@@ -239,7 +277,7 @@ export class LeanSpan implements Span {
     } else attributes = attributesOrTime as Attributes | undefined;
     this.events.push({
       name,
-      time: timeOf(time),
+      time: msToHrTime(msOf(time)),
       ...this.shared.core.cleanSimpleAttributes(attributes, {
         attributeCountLimit: this.shared.limits.attributePerEventCountLimit,
         attributeValueLengthLimit: this.shared.limits.attributeValueLengthLimit,
@@ -285,12 +323,8 @@ export class LeanSpan implements Span {
 
   end(endTime?: TimeInput): void {
     if (this.ended) return;
-    this.endTime = timeOf(endTime);
-    this.duration = durationOf(this.startTime, this.endTime);
-    if (this.duration[0] < 0) {
-      this.endTime = [this.startTime[0], this.startTime[1]];
-      this.duration = [0, 0];
-    }
+    // An end before the start (a given time) is the start, as the SDK makes it.
+    this.endMs = Math.max(this.startMs, msOf(endTime));
     this.shared.processor.onEnding?.(this);
     this.ended = true;
     this.shared.processor.onEnd(this);
@@ -363,14 +397,7 @@ class LeanTracer implements Tracer {
       traceState,
     };
     if (sampling.decision === NOT_RECORD) return api.trace.wrapSpanContext(spanContext);
-    const span = new LeanSpan(
-      this.shared,
-      spanContext,
-      name,
-      kind,
-      validParent,
-      options.startTime === undefined ? msToHrTime(nowMs()) : timeOf(options.startTime),
-    );
+    const span = new LeanSpan(this.shared, spanContext, name, kind, validParent, msOf(options.startTime));
     if (links !== EMPTY_LINKS) {
       const limit = this.shared.limits.linkCountLimit;
       span.links = links.length > limit ? links.slice(links.length - limit) : links;

@@ -20,6 +20,9 @@ export type EncodableSpan = {
   startTime: HrTime;
   endTime: HrTime;
   attributes: Attributes;
+  /** A LeanSpan's times as it keeps them, epoch milliseconds: read instead of startTime and endTime. */
+  startMs?: number;
+  endMs?: number;
   /** A LeanSpan's attributes as it keeps them (lean-tracer.ts): read instead of `attributes`. */
   attributeKeys?: readonly string[];
   attributeValues?: readonly unknown[];
@@ -205,8 +208,21 @@ class Writer {
 
   /** An HrTime as nanoseconds in a fixed64, as the reference computes it (exact above 2^53). */
   hrTime(time: HrTime): void {
-    const seconds = time[0];
-    const nanos = time[1];
+    this.time(time[0], time[1]);
+  }
+
+  /** Epoch milliseconds as the HrTime LeanSpan's startTime would give (msToHrTime), without building it. */
+  ms(value: number): void {
+    let seconds = Math.floor(value / 1000);
+    let nanos = Math.round((value - seconds * 1000) * 1e6);
+    if (nanos >= 1e9) {
+      seconds += 1;
+      nanos -= 1e9;
+    }
+    this.time(seconds, nanos);
+  }
+
+  time(seconds: number, nanos: number): void {
     const lowSeconds = seconds & 65535;
     const highSeconds = (seconds / 65536) >>> 0;
     const fromLow = lowSeconds * 1e9;
@@ -351,9 +367,15 @@ function span(w: Writer, s: EncodableSpan): void {
     w.varint(kind);
   }
   w.byte(57);
-  w.hrTime(s.startTime);
-  w.byte(65);
-  w.hrTime(s.endTime);
+  if (s.startMs !== undefined && s.endMs !== undefined) {
+    w.ms(s.startMs);
+    w.byte(65);
+    w.ms(s.endMs);
+  } else {
+    w.hrTime(s.startTime);
+    w.byte(65);
+    w.hrTime(s.endTime);
+  }
   const keys = s.attributeKeys;
   if (keys) {
     const values = s.attributeValues as readonly unknown[];

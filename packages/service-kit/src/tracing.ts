@@ -162,12 +162,11 @@ export function traceRequests(): RequestHandler {
     span.setAttribute('http.request.method', req.method).setAttribute('url.path', req.path);
     const agent = req.headers['user-agent'];
     if (agent) span.setAttribute('user_agent.original', agent);
-    const ctx = t.api.trace.setSpan(parent, span).setValue(t.requestSpanKey, span);
+    // Linked contexts (below), not the API's: each of its setValue copies a Map.
+    const ctx = t.api.trace.setSpan(new LinkedContext(parent, t.requestSpanKey, span), span);
     addAccessLogFields(res, { trace_id: span.spanContext().traceId });
-    let ended = false;
-    const end = () => {
-      if (ended) return;
-      ended = true;
+    // 'close' comes after 'finish' too, or alone when the client went first: one listener for both.
+    res.once('close', () => {
       const route = routeOf(req);
       if (route) span.updateName(`${req.method} ${route}`).setAttribute('http.route', route);
       const requestId = res.locals.requestId;
@@ -176,9 +175,7 @@ export function traceRequests(): RequestHandler {
       if (!res.writableFinished) span.setAttribute('platform.client_gone', true);
       if (res.statusCode >= 500) span.setStatus({ code: t.statusError });
       span.end();
-    };
-    res.once('finish', end);
-    res.once('close', end);
+    });
     t.api.context.with(ctx, next);
   };
 }
@@ -205,7 +202,35 @@ export function startSpan(
 export function inSpan<T>(span: TraceSpan, fn: () => T): T {
   const t = on;
   if (!t || !span) return fn();
+  // Inside a request the active context is a LinkedContext: setSpan adds a link, copies no Map.
   return t.api.context.with(t.api.trace.setSpan(t.api.context.active(), span), fn);
+}
+
+/**
+ * A Context as one key and value over a parent. The API's own context copies
+ * its whole Map on every setValue; a request sets three (its span, the
+ * request-span key, an attempt's span) and reads a few, so a chain of three
+ * links is cheaper to build and as cheap to read. Contexts built on top of
+ * one (setSpan, suppressTracing) are links too.
+ */
+class LinkedContext implements Context {
+  constructor(
+    private readonly parent: Context,
+    private readonly key: symbol,
+    private readonly value: unknown,
+  ) {}
+
+  getValue(key: symbol): unknown {
+    return key === this.key ? this.value : this.parent.getValue(key);
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return new LinkedContext(this, key, value);
+  }
+
+  deleteValue(key: symbol): Context {
+    return new LinkedContext(this, key, undefined);
+  }
 }
 
 /** Ends `span`; with `errorType`, marks it failed (`error.type`, status ERROR). */
