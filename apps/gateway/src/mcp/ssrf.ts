@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { Agent, type RequestInit as UndiciInit, fetch as undiciFetch } from 'undici';
+import type { Agent, RequestInit as UndiciInit } from 'undici';
 
 /**
  * Addresses a user-registered MCP server may not have: the gateway's own
@@ -101,13 +101,16 @@ export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Respo
  * socket to an IP never calls `lookup`), a name at connect time.
  */
 export function guardedFetch(policy: HostPolicy): FetchLike {
-  const dispatcher = new Agent({ connect: { lookup: guardedLookup(policy) } });
+  // undici's index (fetch and the rest) loads with the first call: most workers never reach a user's MCP server.
+  let dispatcher: Agent | undefined;
   return async (url, init) => {
+    const undici = require('undici') as typeof import('undici');
+    dispatcher ??= new undici.Agent({ connect: { lookup: guardedLookup(policy) } });
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     if (isIP(host) && !hostAllowed(policy, host, host)) {
       throw new Error(`${host} is an internal address`);
     }
-    const response = await undiciFetch(url, { ...(init as UndiciInit), dispatcher });
+    const response = await undici.fetch(url, { ...(init as UndiciInit), dispatcher });
     return response as unknown as Response;
   };
 }

@@ -1,5 +1,5 @@
 import { withTraceHeaders } from '@platform/service-kit';
-import { Pool } from 'undici';
+import type { Pool as UndiciPool } from 'undici';
 import type { SseBody } from './sse-parser';
 import { type ProviderErrorReading, UpstreamHttpError, UpstreamProtocolError } from './upstream-errors';
 
@@ -9,6 +9,19 @@ import { type ProviderErrorReading, UpstreamHttpError, UpstreamProtocolError } f
  * answer turned into UpstreamHttpError with its body drained, and a JSON
  * answer read with its failure told apart from our own abort.
  */
+
+/**
+ * undici's Pool with its request API, without the package's index, which
+ * also loads fetch, WebSocket, EventSource, the caches and the mocks (~70 of
+ * its ~95 modules): ~1.8 MB less heap and ~2-3 MB less RSS per worker
+ * (issue 46). The index does the same assignment of the API onto
+ * Dispatcher; undici is pinned (package.json), and these are its files.
+ */
+const Pool = ((): typeof UndiciPool => {
+  const Dispatcher = require('undici/lib/dispatcher/dispatcher') as { prototype: object };
+  Object.assign(Dispatcher.prototype, require('undici/lib/api'));
+  return require('undici/lib/dispatcher/pool') as typeof UndiciPool;
+})();
 
 /** Only a backstop: the fallback's timer (AI_UPSTREAM_TIMEOUT_MS) and the stream idle timer act first. */
 const BACKSTOP_MS = 10 * 60_000;
