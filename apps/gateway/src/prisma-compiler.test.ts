@@ -7,7 +7,10 @@ import { COMPILER_BASE64_MODULE, compileQueryCompilerFromFile, wasmBytesOf } fro
 
 describe('compileQueryCompilerFromFile', () => {
   it('names the module the generated client imports for its compiler', () => {
-    const generated = readFileSync(path.join(__dirname, 'generated', 'prisma', 'internal', 'class.ts'), 'utf8');
+    const generated = readFileSync(
+      path.join(__dirname, 'generated', 'prisma', 'internal', 'class.ts'),
+      'utf8',
+    );
     expect(generated).toContain(`import("${COMPILER_BASE64_MODULE}")`);
   });
 
