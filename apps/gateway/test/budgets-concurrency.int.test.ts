@@ -9,8 +9,14 @@ import { type AiHarness, type TestCaller, useAiHarness } from './support/ai-harn
  */
 let h: AiHarness;
 let caller: TestCaller;
-// The per-minute request limit out of reach: only the budget refuses here.
-const ENV = { AI_DAILY_TOKEN_BUDGET: '100', AI_RATE_LIMIT_PER_MINUTE: '100000' };
+// The per-minute request limit out of reach: only the budget refuses here. The
+// upstream time-out too: 40 requests at once in one process took the fake's 50 ms
+// answer past the harness's 5 s on a loaded 2-core machine (a 503, not a budget).
+const ENV = {
+  AI_DAILY_TOKEN_BUDGET: '100',
+  AI_RATE_LIMIT_PER_MINUTE: '100000',
+  AI_UPSTREAM_TIMEOUT_MS: '60000',
+};
 useAiHarness(ENV, (state) => {
   ({ h, caller } = state);
 });

@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { applyMigrations, type Database, loadPristineSnapshot, openDatabase } from '@platform/db';
 import pg from 'pg';
@@ -49,32 +50,114 @@ function loadMigratedSnapshot(migrationsDir: string): Promise<Blob> {
   return snapshot;
 }
 
-async function createPostgresDatabase(serverUrl: string, migrationsDir: string): Promise<TestDatabase> {
-  const name = `t_${randomBytes(8).toString('hex')}`;
-  const runAdmin = async (sql: string) => {
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    try {
-      await admin.query(sql);
-    } finally {
-      await admin.end();
-    }
-  };
-  await runAdmin(`CREATE DATABASE "${name}"`);
+async function runAdmin(serverUrl: string, sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
+function databaseUrl(serverUrl: string, name: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const db = await openDatabase({ url: url.toString() });
+  return url.toString();
+}
+
+// Migrating a new Postgres database took 1-1.5 s per test file; copying a migrated
+// one (CREATE DATABASE ... TEMPLATE) about 0.3 s. The template is named after the
+// migrations folder's content, so every worker and every run of the same migrations
+// shares it and a changed migration gets a new one. It is made under a temporary name
+// and renamed when migrated: a database named tpl_<hash> is always complete.
+const templates = new Map<string, Promise<string>>();
+
+async function migrationsHash(migrationsDir: string): Promise<string> {
+  const hash = createHash('sha256');
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const entry of entries) {
+      const rel = `${prefix}${entry.name}`;
+      if (entry.isDirectory()) await walk(path.join(dir, entry.name), `${rel}/`);
+      else
+        hash
+          .update(`${rel}\0`)
+          .update(await readFile(path.join(dir, entry.name)))
+          .update('\0');
+    }
+  };
+  await walk(migrationsDir, '');
+  return hash.digest('hex').slice(0, 24);
+}
+
+async function makeTemplate(serverUrl: string, migrationsDir: string): Promise<string> {
+  const name = `tpl_${await migrationsHash(migrationsDir)}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount) return name;
+  } finally {
+    await admin.end();
+  }
+  const building = `tpl_building_${randomBytes(8).toString('hex')}`;
+  await runAdmin(serverUrl, `CREATE DATABASE "${building}"`);
+  try {
+    const db = await openDatabase({ url: databaseUrl(serverUrl, building) });
+    try {
+      await applyMigrations({ db, migrationsDir });
+    } finally {
+      await db.close();
+    }
+    // Another worker may have renamed its copy first (42P04): then use that one. A
+    // closed connection's backend can outlive close() for a moment (55006): retry.
+    for (let attempt = 1; ; attempt += 1) {
+      const code = await runAdmin(serverUrl, `ALTER DATABASE "${building}" RENAME TO "${name}"`).then(
+        () => undefined,
+        (err: { code?: string }) => {
+          if (err.code === '42P04' || (err.code === '55006' && attempt < 50)) return err.code;
+          throw err;
+        },
+      );
+      if (code !== '55006') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await runAdmin(serverUrl, `DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
+  }
+  return name;
+}
+
+function migratedTemplate(serverUrl: string, migrationsDir: string): Promise<string> {
+  const key = `${serverUrl}\n${path.resolve(migrationsDir)}`;
+  let template = templates.get(key);
+  if (!template) {
+    template = makeTemplate(serverUrl, path.resolve(migrationsDir));
+    template.catch(() => templates.delete(key));
+    templates.set(key, template);
+  }
+  return template;
+}
+
+async function createPostgresDatabase(serverUrl: string, migrationsDir: string): Promise<TestDatabase> {
+  const name = `t_${randomBytes(8).toString('hex')}`;
+  const template = await migratedTemplate(serverUrl, migrationsDir);
+  await runAdmin(serverUrl, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  const url = databaseUrl(serverUrl, name);
+  const db = await openDatabase({ url });
   const drop = async () => {
     await db.close();
-    await runAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await runAdmin(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   };
   try {
+    // Verifies the copy's history against the folder; applies nothing.
     await applyMigrations({ db, migrationsDir });
   } catch (err) {
     await drop();
     throw err;
   }
-  return { db, adapter: db.adapter, url: url.toString(), kind: 'postgres', drop };
+  return { db, adapter: db.adapter, url, kind: 'postgres', drop };
 }
 
 /**

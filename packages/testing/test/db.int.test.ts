@@ -1,3 +1,5 @@
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../src/db';
@@ -42,6 +44,29 @@ describeWith(postgres)('on Postgres and PGlite', () => {
         await Promise.all([a.drop(), b.drop()]);
       }
     });
+  });
+
+  it('copies a template named after the migrations, so a changed folder gets a new one', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'migrations-'));
+    cpSync(migrationsDir, dir, { recursive: true });
+    const first = await createTestDatabase({ migrationsDir: dir, serverUrl: server.url });
+    await first.drop();
+    mkdirSync(path.join(dir, '29990101000000_probe'));
+    writeFileSync(
+      path.join(dir, '29990101000000_probe', 'migration.sql'),
+      'CREATE TABLE template_probe (id int);',
+    );
+    const second = await createTestDatabase({ migrationsDir: dir, serverUrl: server.url });
+    try {
+      expect(await tableNames(second)).toContain('template_probe');
+      const migrations = await second.db.query<{ name: string }>(
+        'SELECT migration_name AS name FROM "_prisma_migrations" ORDER BY 1 DESC LIMIT 1',
+      );
+      expect(migrations).toEqual([{ name: '29990101000000_probe' }]);
+    } finally {
+      await second.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a Postgres test database is reachable by its url and gone after drop', async () => {
