@@ -2,6 +2,8 @@
 // source via the "source" export condition, and ESM-only dependencies (jose, openid-client,
 // pglite, the schema engine) transformed to CommonJS so they load in Jest's VM, and
 // OpenTelemetry's OTLP exporter, whose `import("http")` Jest's VM refuses.
+const { availableParallelism } = require('node:os');
+
 module.exports = {
   testEnvironment: 'node',
   testEnvironmentOptions: { customExportConditions: ['source', 'node', 'node-addons'] },
@@ -29,5 +31,10 @@ module.exports = {
   // process: on a fresh clone (in-memory PGlite databases instead of TEST_*
   // servers) the gateway's files grew that process past 3.3 GB and V8 aborted.
   workerIdleMemoryLimit: '1GB',
+  // Two workers even on 2 cores (Jest's default there is one). Most of a file's
+  // time is spent waiting on servers, child processes and fakes: with one worker
+  // the gateway's suite used 36 % of one core; two cut its wall time by a third
+  // (docs/development.md "CI"). Larger machines keep Jest's default (cores - 1).
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   reporters: ['default', require.resolve('./scripts/jest-summary-reporter.js')],
 };
