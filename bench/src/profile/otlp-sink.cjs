@@ -2,7 +2,7 @@
 // (an empty ExportTraceServiceResponse). Usage: node bench/src/profile/otlp-sink.cjs [port=4319]
 const http = require('node:http');
 
-let exports = 0;
+let received = 0;
 let bytes = 0;
 http
   .createServer((req, res) => {
@@ -10,12 +10,12 @@ http
       bytes += chunk.length;
     });
     req.on('end', () => {
-      exports += 1;
+      received += 1;
       res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/x-protobuf' }).end();
     });
   })
   .listen(Number(process.argv[2] ?? 4319), '127.0.0.1');
 setInterval(
-  () => console.log(`${new Date().toISOString()} exports ${exports} bytes ${bytes}`),
+  () => console.log(`${new Date().toISOString()} exports ${received} bytes ${bytes}`),
   10_000,
 ).unref();
