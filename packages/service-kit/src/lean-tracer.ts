@@ -96,6 +96,19 @@ type Event = { name: string; time: HrTime; attributes?: Attributes; droppedAttri
 
 const EMPTY_LINKS: Link[] = [];
 const NO_EVENTS: Event[] = [];
+
+/**
+ * Room for one more event or link under the SDK's count limit: the list to
+ * push onto (a fresh one in place of the shared empty one; the oldest entry
+ * dropped when full), or none when the limit is 0; and how many were dropped.
+ */
+function roomFor<T>(list: T[], shared: T[], limit: number): { list: T[] | null; dropped: number } {
+  if (limit === 0) return { list: null, dropped: 1 };
+  const own = list === shared ? [] : list;
+  if (own.length < limit) return { list: own, dropped: 0 };
+  own.shift();
+  return { list: own, dropped: 1 };
+}
 const NO_ATTRIBUTES: Attributes = Object.freeze({}) as Attributes;
 const UNSET = Object.freeze({ code: 0 });
 const RECORD_AND_SAMPLED = 2;
@@ -261,16 +274,10 @@ export class LeanSpan implements Span {
 
   addEvent(name: string, attributesOrTime?: Attributes | TimeInput, time?: TimeInput): this {
     if (this.ended) return this;
-    const limit = this.shared.limits.eventCountLimit;
-    if (limit === 0) {
-      this.droppedEventsCount += 1;
-      return this;
-    }
-    if (this.events === NO_EVENTS) this.events = [];
-    if (this.events.length >= limit) {
-      this.events.shift();
-      this.droppedEventsCount += 1;
-    }
+    const room = roomFor(this.events, NO_EVENTS, this.shared.limits.eventCountLimit);
+    this.droppedEventsCount += room.dropped;
+    if (!room.list) return this;
+    this.events = room.list;
     let attributes: Attributes | undefined;
     if (this.shared.core.isTimeInput(attributesOrTime)) {
       if (!this.shared.core.isTimeInput(time)) time = attributesOrTime as TimeInput;
@@ -288,16 +295,10 @@ export class LeanSpan implements Span {
 
   addLink(link: Link): this {
     if (this.ended) return this;
-    const limit = this.shared.limits.linkCountLimit;
-    if (limit === 0) {
-      this.droppedLinksCount += 1;
-      return this;
-    }
-    if (this.links === EMPTY_LINKS) this.links = [];
-    if (this.links.length >= limit) {
-      this.links.shift();
-      this.droppedLinksCount += 1;
-    }
+    const room = roomFor(this.links, EMPTY_LINKS, this.shared.limits.linkCountLimit);
+    this.droppedLinksCount += room.dropped;
+    if (!room.list) return this;
+    this.links = room.list;
     this.links.push(linkOf(this.shared, link));
     return this;
   }

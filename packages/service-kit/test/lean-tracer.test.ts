@@ -1,7 +1,6 @@
 import * as api from '@opentelemetry/api';
 import {
   type Context,
-  createTraceState,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -21,6 +20,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { LeanSpan, leanTracerOver } from '../src/lean-tracer';
 import { encodeTraceExport } from '../src/otlp-protobuf';
+import { startRemoteChild } from './span-script';
 
 /**
  * The lean tracer (lean-tracer.ts) must record what the SDK's Tracer records:
@@ -93,15 +93,7 @@ async function run(lean: boolean, options: { sampler?: AlwaysOffSampler | Parent
   attempt.end();
   for (let i = 0; i < 30; i += 1) server.setAttribute(`gateway.many.${i}`, i);
   tracer.startSpan('gateway.ledger.append', { kind: SpanKind.INTERNAL }, inside).end();
-  const stated = tracer.startSpan(
-    'stated',
-    {},
-    trace.setSpanContext(ROOT_CONTEXT, {
-      ...server.spanContext(),
-      isRemote: true,
-      traceState: createTraceState('vendor=value,other=1'),
-    }),
-  );
+  const stated = startRemoteChild(tracer, server);
   stated.setStatus({ code: SpanStatusCode.OK });
   stated.setStatus({ code: SpanStatusCode.ERROR });
   stated.end();

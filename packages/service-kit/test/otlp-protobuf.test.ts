@@ -1,12 +1,4 @@
-import {
-  type Context,
-  createTraceState,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  TraceFlags,
-  trace,
-} from '@opentelemetry/api';
+import { type Context, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -17,6 +9,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { batchSettingsOf, EncodingSpanProcessor } from '../src/encoding-span-processor';
 import { type EncodedSpans, encodeTraceExport } from '../src/otlp-protobuf';
+import { startRemoteChild } from './span-script';
 
 /**
  * Our encoder must write exactly the bytes of the SDK's own protobuf
@@ -80,15 +73,7 @@ async function finishedSpans(): Promise<ReadableSpan[]> {
   attempt.setStatus({ code: SpanStatusCode.ERROR, message: 'rate limited – 429' });
   attempt.end();
   other.startSpan('gateway.ledger.append', { kind: SpanKind.INTERNAL }, inside).end();
-  const stated = tracer.startSpan(
-    'stated',
-    {},
-    trace.setSpanContext(ROOT_CONTEXT, {
-      ...server.spanContext(),
-      isRemote: true,
-      traceState: createTraceState('vendor=value,other=1'),
-    }),
-  );
+  const stated = startRemoteChild(tracer, server);
   stated.setStatus({ code: SpanStatusCode.OK });
   stated.end();
   server.setAttribute('http.response.status_code', 200);
