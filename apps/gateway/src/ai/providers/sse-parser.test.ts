@@ -8,6 +8,7 @@ import { UpstreamProtocolError } from './upstream-errors';
 
 const event = (content: string) =>
   `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}`;
+const finishEvent = `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}`;
 const contentOf = (chunk: ChatCompletionChunk) => chunk.choices[0]?.delta.content;
 
 async function drain(it: AsyncIterableIterator<ChatCompletionChunk>): Promise<(string | null | undefined)[]> {
@@ -47,11 +48,26 @@ describe('SSE parser', () => {
     await expect(drain(it)).resolves.toEqual(['héllo', ' wörld', '!']);
   });
 
-  it('accepts bare LF line ends and a stream that ends without [DONE]', async () => {
+  it('accepts bare LF line ends and a finished stream that ends without [DONE]', async () => {
+    const body = new PassThrough();
+    const it = new SseChunkIterator(body);
+    feed(body, `${event('a')}\n\n${event('b')}\n\n${finishEvent}\n\n`, 5);
+    await expect(drain(it)).resolves.toEqual(['a', 'b', undefined]);
+  });
+
+  it('fails a body that ends cleanly with neither [DONE] nor a finish reason: the answer was cut', async () => {
+    // What undici hands over when a provider sending `Connection: close` drops the
+    // socket mid-stream: the body simply ends.
     const body = new PassThrough();
     const it = new SseChunkIterator(body);
     feed(body, `${event('a')}\n\n${event('b')}\n\n`, 5);
-    await expect(drain(it)).resolves.toEqual(['a', 'b']);
+    const seen: (string | null | undefined)[] = [];
+    const failure = await (async () => {
+      for await (const chunk of it) seen.push(contentOf(chunk));
+    })().catch((err: unknown) => err);
+    expect(seen).toEqual(['a', 'b']);
+    expect(failure).toBeInstanceOf(UpstreamProtocolError);
+    expect((failure as UpstreamProtocolError).kind).toBe('cut');
   });
 
   it('holds a line without its end until the end arrives', async () => {
@@ -67,7 +83,8 @@ describe('SSE parser', () => {
     expect(settled).toBe(false);
     body.write('\n\n');
     expect(contentOf((await first).value as ChatCompletionChunk)).toBe('whole');
-    body.end();
+    body.end(`${finishEvent}\n\n`);
+    await it.next();
     await expect(it.next()).resolves.toEqual({ done: true, value: undefined });
   });
 
@@ -120,7 +137,8 @@ describe('SSE parser', () => {
     for (let i = 0; i < 100; i++) seen.push(contentOf((await it.next()).value as ChatCompletionChunk));
     expect(seen).toEqual(Array.from({ length: 100 }, (_, i) => String(i)));
     expect(body.isPaused()).toBe(false);
-    body.end();
+    body.end(`${finishEvent}\n\n`);
+    await it.next();
     await expect(it.next()).resolves.toEqual({ done: true, value: undefined });
   });
 

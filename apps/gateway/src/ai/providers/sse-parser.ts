@@ -70,6 +70,8 @@ export class SseChunkIterator implements AsyncIterableIterator<ChatCompletionChu
   private failure: Error | null = null;
   /** Unparseable events in a row; one is skipped, the second ends the stream. */
   private garbledInRow = 0;
+  /** A chunk carried a finish reason: the answer is whole even if `[DONE]` never comes. */
+  private finished = false;
   private waiter: {
     resolve: (r: IteratorResult<ChatCompletionChunk>) => void;
     reject: (e: Error) => void;
@@ -112,6 +114,7 @@ export class SseChunkIterator implements AsyncIterableIterator<ChatCompletionChu
         continue;
       }
       this.garbledInRow = 0;
+      if (!this.finished && parsed.choices?.some((c) => c.finish_reason)) this.finished = true;
       // An error event in the middle of a stream (the SDK throws an APIError for these).
       if (parsed.error !== undefined) {
         this.fail(new UpstreamProtocolError('error event in stream', 'error_event'));
@@ -132,9 +135,19 @@ export class SseChunkIterator implements AsyncIterableIterator<ChatCompletionChu
     this.wake();
   }
 
+  /**
+   * The body ended. Without `[DONE]` and without a finish reason the answer
+   * was cut, whether undici saw an error or not: a response sent with
+   * `Connection: close` ends its body at the socket's end as if complete
+   * (undici treats all data so far as the message), so a provider or proxy
+   * that closes mid-stream must not pass for a finished answer.
+   */
   private finish(err: Error | null): void {
     this.ended = true;
-    if (err && !this.done && !this.failure) this.failure = err;
+    if (!this.done && !this.failure) {
+      if (err) this.failure = err;
+      else if (!this.finished) this.failure = new UpstreamProtocolError('stream ended before its end', 'cut');
+    }
     this.wake();
   }
 

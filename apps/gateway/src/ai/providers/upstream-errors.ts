@@ -167,8 +167,11 @@ export function readProviderError(text: string): ProviderErrorReading {
 export class UpstreamProtocolError extends Error {
   constructor(
     message: string,
-    /** `garbled`: unparseable events in a row; `error_event`: the provider sent an error mid-stream. */
-    readonly kind: 'unreadable' | 'garbled' | 'error_event' = 'unreadable',
+    /**
+     * `garbled`: unparseable events in a row; `error_event`: the provider sent an error
+     * mid-stream; `cut`: the body ended before `[DONE]` or a finish reason (a connection cut).
+     */
+    readonly kind: 'unreadable' | 'garbled' | 'error_event' | 'cut' = 'unreadable',
   ) {
     super(message);
     this.name = 'UpstreamProtocolError';
@@ -270,8 +273,12 @@ export function classifyUpstreamError(
   if (flags.clientGone) return { outcome: 'aborted', status: undefined, retryAfter: null };
   if (flags.timedOut) return { outcome: 'timeout', status: undefined, retryAfter: null };
   if (err instanceof UpstreamHttpError) return outcomeOfHttp(err);
-  if (err instanceof UpstreamProtocolError)
+  if (err instanceof UpstreamProtocolError) {
+    // A cut body is what a closed socket is when undici reads it as the message's end.
+    if (err.kind === 'cut')
+      return { outcome: 'connection_error', status: undefined, retryAfter: null, reset: true };
     return { outcome: 'server_error', status: undefined, retryAfter: null };
+  }
   const code = networkCodeOf(err);
   if (code !== null) {
     const failure: AttemptFailure = { outcome: 'connection_error', status: undefined, retryAfter: null };
