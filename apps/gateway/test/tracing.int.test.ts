@@ -152,6 +152,25 @@ describe('OpenTelemetry traces of an AI request', () => {
     });
   });
 
+  it('the request id once: the ledger id only when it differs (the client sent its own id)', async () => {
+    h.openai.set({ chunks: ['ok'] });
+    const own = await stream();
+    await own.text();
+    const request = (await spansOf(undefined, 4)).find((s) => s.kind === SERVER) as ReceivedSpan;
+    expect(request.attributes['platform.request_id']).toBe(own.headers.get('x-request-id'));
+    expect(request.attributes['gateway.request_id']).toBeUndefined();
+
+    receiver.clear();
+    const clientId = '5f0c6a2e-43aa-4d4b-8b2d-000000000043';
+    const sent = await stream({ 'x-request-id': clientId });
+    await sent.text();
+    const echoed = (await spansOf(undefined, 4)).find((s) => s.kind === SERVER) as ReceivedSpan;
+    expect(echoed.attributes['platform.request_id']).toBe(clientId);
+    // The gateway minted its own ledger id: both are on the span.
+    expect(echoed.attributes['gateway.request_id']).toEqual(expect.any(String));
+    expect(echoed.attributes['gateway.request_id']).not.toBe(clientId);
+  });
+
   it('without a traceparent the request starts its own trace; the provider still gets one', async () => {
     h.openai.set({ chunks: ['ok'] });
     const res = await stream();

@@ -29,6 +29,7 @@ export {
 export { createServiceApp, type ServiceAppOptions } from './service-app';
 export { startService } from './start-service';
 export {
+  activeSpan,
   annotateRequest,
   annotateSpan,
   endSpan,

@@ -371,12 +371,15 @@ class LeanTracer implements Tracer {
     let ctx = context ?? api.context.active();
     if (options.root) ctx = api.trace.deleteSpan(ctx);
     if (core.isTracingSuppressed(ctx)) return api.trace.wrapSpanContext(api.INVALID_SPAN_CONTEXT);
-    const parent = api.trace.getSpan(ctx)?.spanContext();
+    const parentSpan = api.trace.getSpan(ctx);
+    const parent = parentSpan?.spanContext();
     const spanId = this.sdk._idGenerator.generateSpanId();
     let traceId: string;
     let traceState: SpanContext['traceState'];
     let validParent: SpanContext | undefined;
-    if (parent && api.trace.isSpanContextValid(parent)) {
+    // A LeanSpan's context was checked (its parent's) or generated when it started: the
+    // API's check runs two regular expressions per span, so only other parents get it.
+    if (parent && (parentSpan instanceof LeanSpan || api.trace.isSpanContextValid(parent))) {
       traceId = parent.traceId;
       traceState = parent.traceState;
       validParent = parent;

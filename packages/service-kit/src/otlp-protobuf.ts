@@ -61,6 +61,20 @@ const MAX_INT64 = 2 ** 63;
 const keyBytes = new Map<string, Buffer>();
 const KEY_CACHE_LIMIT = 4096;
 
+/**
+ * The last encoded `KeyValue` (tag, length, key, value) of each span
+ * attribute key with a primitive value, to copy when the next span has the
+ * same value. Most of a gateway request's attributes repeat from request to
+ * request (method, route, operation, provider, model, target, lane, project,
+ * currency, statuses), so most are one lookup and one copy instead of a key,
+ * a value and two lengths. A key whose value keeps changing (ids, counts,
+ * latencies) stops being refreshed once its misses outgrow its hits.
+ */
+type EncodedPair = { value: unknown; bytes: Uint8Array | undefined; hits: number; misses: number };
+const pairBytes = new Map<string, EncodedPair>();
+/** Longer pairs are not kept (a long user agent, a captured message). */
+const PAIR_MAX_BYTES = 160;
+
 class Writer {
   buf: Buffer;
   pos = 0;
@@ -263,9 +277,18 @@ class Writer {
   }
 
   raw(bytes: Uint8Array): void {
-    this.ensure(bytes.length);
-    this.buf.set(bytes, this.pos);
-    this.pos += bytes.length;
+    const n = bytes.length;
+    this.ensure(n);
+    if (n > 64) {
+      this.buf.set(bytes, this.pos);
+      this.pos += n;
+      return;
+    }
+    // A cached attribute (spanAttribute): copied in JavaScript, as `key` does.
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < n; i++) buf[pos++] = bytes[i] as number;
+    this.pos = pos;
   }
 
   result(): Uint8Array {
@@ -343,6 +366,48 @@ function flagsOf(traceFlags: number, isRemote: boolean | undefined): number {
   return (traceFlags & 255) | HAS_IS_REMOTE | (isRemote ? IS_REMOTE : 0);
 }
 
+/** `9: KeyValue` of a span, from pairBytes when the value is the one last encoded for that key. */
+function spanAttribute(w: Writer, key: string, value: unknown): void {
+  const cached = pairBytes.get(key);
+  if (cached !== undefined && cached.value === value && cached.bytes !== undefined) {
+    cached.hits += 1;
+    w.raw(cached.bytes);
+    return;
+  }
+  const start = w.pos;
+  w.byte(74);
+  const kv = w.open();
+  w.key(key);
+  w.byte(18);
+  const at = w.open();
+  anyValue(w, value);
+  w.close(at);
+  w.close(kv);
+  if (typeof value === 'object' || w.pos - start > PAIR_MAX_BYTES) return;
+  if (cached === undefined) {
+    if (pairBytes.size < KEY_CACHE_LIMIT)
+      pairBytes.set(key, { value, bytes: copyOf(w, start), hits: 0, misses: 0 });
+    return;
+  }
+  cached.misses += 1;
+  // A value that changes more often than not is not worth a copy per span; tried again now and then.
+  if (cached.misses > cached.hits + 16) {
+    cached.bytes = undefined;
+    if (cached.misses > cached.hits + 4096) {
+      cached.hits = 0;
+      cached.misses = 0;
+    }
+    return;
+  }
+  cached.value = value;
+  cached.bytes = copyOf(w, start);
+}
+
+/** A copy (not a view) of what the writer wrote since `start`. */
+function copyOf(w: Writer, start: number): Uint8Array {
+  return new Uint8Array(w.buf.subarray(start, w.pos));
+}
+
 function span(w: Writer, s: EncodableSpan): void {
   const ctx = s.spanContext();
   w.byte(10);
@@ -379,16 +444,7 @@ function span(w: Writer, s: EncodableSpan): void {
   const keys = s.attributeKeys;
   if (keys) {
     const values = s.attributeValues as readonly unknown[];
-    for (let i = 0; i < keys.length; i++) {
-      w.byte(74);
-      const kv = w.open();
-      w.key(keys[i] as string);
-      w.byte(18);
-      const value = w.open();
-      anyValue(w, values[i]);
-      w.close(value);
-      w.close(kv);
-    }
+    for (let i = 0; i < keys.length; i++) spanAttribute(w, keys[i] as string, values[i]);
   } else attributes(w, s.attributes, 74);
   w.byte(80);
   w.varint(s.droppedAttributesCount);

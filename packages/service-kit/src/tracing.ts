@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import { batchSettingsOf, EncodingSpanProcessor } from './encoding-span-processor';
 import { leanTracerOver } from './lean-tracer';
 import { createOtlpProtobufTraceExporter, usesOtlpProtobuf } from './otlp-exporter';
+import { PooledIdGenerator } from './random-ids';
 
 /**
  * OpenTelemetry traces, on only when the standard OTEL_* variables ask for
@@ -92,6 +93,8 @@ export function startTracing(opts: { service: string; env: Env }): Tracing | und
           ],
         }
       : {}),
+    // Ids cut from a pool of random hex instead of a buffer and a native call per id (random-ids.ts).
+    idGenerator: new PooledIdGenerator(),
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [],
@@ -272,6 +275,13 @@ export function annotateSpan(attributes: Attributes): void {
   const t = on;
   if (!t) return;
   t.api.trace.getActiveSpan()?.setAttributes(attributes);
+}
+
+/** The active span (an attempt's inside inSpan); undefined while tracing is off. */
+export function activeSpan(): TraceSpan {
+  const t = on;
+  if (!t) return undefined;
+  return t.api.trace.getActiveSpan();
 }
 
 /** The request's SERVER span, from anywhere inside the request; undefined while tracing is off. */

@@ -180,6 +180,38 @@ describe('the lean tracer records what the SDK records', () => {
     expect(parentBased.spans.map((s) => s.name)).not.toContain('active');
   });
 
+  it("our encoder's copies of repeated attributes are the SDK serializer's bytes, values changing or not", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new TracerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'gateway' }),
+      spanProcessors: [new SimpleSpanProcessor({ exporter })],
+    });
+    const tracer = leanTracerOver(api, provider.getTracer('@platform/gateway')) as Tracer;
+    for (let i = 0; i < 60; i += 1) {
+      const span = tracer.startSpan('chat free-a', { kind: SpanKind.CLIENT });
+      span
+        .setAttribute('gen_ai.operation.name', 'chat')
+        .setAttribute('gateway.request_id', `req-${i}`)
+        .setAttribute('gen_ai.request.model', i < 30 ? 'free-a' : 'free-b')
+        .setAttribute('gateway.attempt', (i % 3) + 1)
+        .setAttribute('gateway.byok', i % 7 === 0)
+        .setAttribute('gateway.cost', i % 2 === 0 ? 0.125 : -1.5)
+        .setAttribute('gateway.same', i < 50 ? 'ünï ✓' : 'z'.repeat(200))
+        .setAttribute('gen_ai.response.finish_reasons', ['stop'])
+        .setAttribute('gateway.long', 'x'.repeat(300));
+      // The same key, a value of another type in some spans.
+      span.setAttribute('gateway.mixed', i % 5 === 0 ? 7 : 'seven');
+      span.end();
+      const spans = exporter.getFinishedSpans();
+      expect(
+        Buffer.from(encodeTraceExport(spans)).equals(
+          Buffer.from(ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array),
+        ),
+      ).toBe(true);
+      exporter.reset();
+    }
+  });
+
   it('keeps the SDK tracer when the SDK is not the shape it was written against', () => {
     expect(leanTracerOver(api, {})).toBeUndefined();
     expect(leanTracerOver(api, undefined)).toBeUndefined();

@@ -398,9 +398,8 @@ function createFinish(
       annotateRecord(record);
       rt.metrics.requestFinished(record);
       onRecord(record, outcome);
-      const span = tracingOn()
-        ? startSpan('gateway.ledger.append', { 'gateway.request_id': record.requestId })
-        : undefined;
+      // No attributes: the request span, its parent, carries the ids.
+      const span = tracingOn() ? startSpan('gateway.ledger.append', undefined) : undefined;
       // Issued in the same tick: one pipelined round trip to Redis.
       const [appended, settled] = await Promise.allSettled([
         rt.ledger.append(record),

@@ -1,7 +1,7 @@
 import type { ChatCompletionResponse, ChatUsage } from '@platform/contract';
-import { annotateSpan, tracingOn } from '@platform/service-kit';
+import { tracingOn } from '@platform/service-kit';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { captureChatContent, chatResponseAttributes } from '../observability/spans';
+import { annotateChatResponse, captureChatContent } from '../observability/spans';
 import { estimateChatPrompt, estimateTokens } from '../usage/estimate';
 import type { PreparedChat } from './chat-request';
 import type { Target } from './config/lanes';
@@ -74,7 +74,7 @@ export function runChatCompletion(
       const completion = await rt.providers.chat(credential).complete(body, signal, prepared.native);
       // On the attempt's span: the model, finish reasons and tokens the provider reported.
       if (tracingOn()) {
-        annotateSpan(chatResponseAttributes(completion));
+        annotateChatResponse(completion);
         captureChatContent(params.messages, completion.choices);
       }
       return completion;

@@ -1,5 +1,6 @@
 import { redactText } from '@platform/logging';
 import {
+  activeSpan,
   annotateSpan,
   endSpan,
   requestEvent,
@@ -116,10 +117,11 @@ export function annotateRecord(record: LedgerRecord): void {
     .setAttribute('gateway.endpoint', record.endpoint)
     .setAttribute('gateway.project', record.projectId)
     .setAttribute('gateway.user_id', record.userId)
-    .setAttribute('gateway.request_id', record.requestId)
     .setAttribute('gateway.cost_micros', record.costMicros)
     .setAttribute('gateway.currency', record.currency)
     .setAttribute('gateway.status', record.status);
+  // The ledger id is the request's own id (`platform.request_id`) unless the client sent one.
+  if (record.clientRequestId) span.setAttribute('gateway.request_id', record.requestId);
   if (record.provider) span.setAttribute('gen_ai.provider.name', record.provider);
   if (record.model) span.setAttribute('gen_ai.response.model', record.model);
   if (record.cachedTokens > 0) span.setAttribute('gen_ai.usage.cache_read.input_tokens', record.cachedTokens);
@@ -130,23 +132,26 @@ export function annotateRecord(record: LedgerRecord): void {
   if (record.status >= 400) span.setAttribute('error.type', String(record.status));
 }
 
-/** The provider's own account of a chat answer, on the active attempt span. */
-export function chatResponseAttributes(completion: {
+/**
+ * The provider's own account of a chat answer, on the active attempt span:
+ * set one by one, no attribute object built (at 100 % sampling, once per
+ * answered chat).
+ */
+export function annotateChatResponse(completion: {
   model?: string;
   choices?: ReadonlyArray<{ finish_reason?: string | null }>;
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
-}): Record<string, string | number | string[]> {
-  const reasons = (completion.choices ?? []).flatMap((c) => (c.finish_reason ? [c.finish_reason] : []));
-  return {
-    ...(completion.model ? { 'gen_ai.response.model': completion.model } : {}),
-    ...(reasons.length > 0 ? { 'gen_ai.response.finish_reasons': reasons } : {}),
-    ...(completion.usage?.prompt_tokens !== undefined
-      ? { 'gen_ai.usage.input_tokens': completion.usage.prompt_tokens }
-      : {}),
-    ...(completion.usage?.completion_tokens !== undefined
-      ? { 'gen_ai.usage.output_tokens': completion.usage.completion_tokens }
-      : {}),
-  };
+}): void {
+  const span = activeSpan();
+  if (!span) return;
+  if (completion.model) span.setAttribute('gen_ai.response.model', completion.model);
+  const reasons: string[] = [];
+  for (const choice of completion.choices ?? []) if (choice.finish_reason) reasons.push(choice.finish_reason);
+  if (reasons.length > 0) span.setAttribute('gen_ai.response.finish_reasons', reasons);
+  const usage = completion.usage;
+  if (usage?.prompt_tokens !== undefined) span.setAttribute('gen_ai.usage.input_tokens', usage.prompt_tokens);
+  if (usage?.completion_tokens !== undefined)
+    span.setAttribute('gen_ai.usage.output_tokens', usage.completion_tokens);
 }
 
 /** Characters of captured messages kept per attribute; longer text is cut and marked. */
