@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import bpe from 'gpt-tokenizer/bpeRanks/o200k_base';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { bpeRanksFileOf } from '../../scripts/write-bpe-ranks';
-import { BPE_RANKS_FILE, countO200kTokens } from './bpe-count';
+import { BPE_RANKS_FILE, countO200kTokens, O200K_SPLIT, o200kAsciiPieces } from './bpe-count';
 import { estimatePromptTokens } from './estimate';
 
 const ROOT = path.join(__dirname, '..', '..', '..', '..');
@@ -92,5 +93,76 @@ describe('o200k_base counts from the ranks file (bpe-count.ts)', () => {
     expect(() => countTokens(text)).toThrow(/special token/);
     expect(countO200kTokens(text)).toBe(countTokens(text, { disallowedSpecial: new Set() }));
     expect(estimatePromptTokens([{ content: text }])).toBeGreaterThan(7);
+  });
+
+  describe('ASCII text, split without the regex', () => {
+    const regexPieces = (text: string) => Array.from(text.matchAll(O200K_SPLIT), (m) => m[0]);
+    // Fragments where the regex's alternatives and their backtracking decide: a prefix
+    // before letters, contractions in both cases, digit runs, punctuation before newlines
+    // and slashes, whitespace runs before text, newlines and the end.
+    const fragment = fc.constantFrom(
+      'a',
+      'Z',
+      'Hello',
+      'HELLOworld',
+      "'",
+      "'s",
+      "'S",
+      "'ll",
+      "'LL",
+      "'Ve",
+      "'re",
+      "'d",
+      "'m",
+      "'t",
+      "'x",
+      '1',
+      '42',
+      '12345',
+      '.',
+      '!',
+      '/',
+      '//',
+      '{"',
+      '-',
+      '_',
+      ' ',
+      '  ',
+      '\t',
+      '\n',
+      '\r\n',
+      '\r',
+      '\v',
+      '\f',
+      '\u0000',
+      '\u001f',
+      '\u007f',
+      ' \n ',
+      '\n\n  ',
+    );
+    const asciiText = fc.oneof(
+      fc.array(fragment, { maxLength: 40 }).map((parts) => parts.join('')),
+      fc.string({ unit: 'binary-ascii', maxLength: 60 }),
+    );
+
+    it('makes the pieces the regex makes', () => {
+      fc.assert(
+        fc.property(asciiText, (text) => {
+          expect(o200kAsciiPieces(text)).toEqual(regexPieces(text));
+        }),
+        { numRuns: 5000 },
+      );
+    });
+
+    it('counts what gpt-tokenizer counts', () => {
+      fc.assert(
+        fc.property(asciiText, (text) => {
+          expect(countO200kTokens(text)).toBe(countTokens(text, { disallowedSpecial: new Set() }));
+        }),
+        { numRuns: 3000 },
+      );
+      const source = readFileSync(path.join(ROOT, 'apps/gateway/src/app.ts'), 'utf8');
+      expect(o200kAsciiPieces(source)).toEqual(regexPieces(source));
+    });
   });
 });
