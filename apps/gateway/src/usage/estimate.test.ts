@@ -1,6 +1,12 @@
 import { CHAT_LIMITS } from '@platform/contract';
 import { loadGatewayEnv } from '../env';
-import { estimateChatPrompt, estimatePromptTokens, estimateTexts, IMAGE_TOKENS } from './estimate';
+import {
+  estimateChatPrompt,
+  estimatePromptTokens,
+  estimateTexts,
+  IMAGE_TOKENS,
+  type PromptSource,
+} from './estimate';
 
 const SECRET = { GATEWAY_SECRET: 'estimate-test-secret-0123456789abcdef' };
 
@@ -49,6 +55,19 @@ describe('prompt estimate', () => {
       },
     };
     expect(estimateChatPrompt(chat)).toBeGreaterThan(20);
+  });
+
+  it('a chat asked twice gets the same number, short or long, also after its params are copied', () => {
+    for (const content of ['Say hello.', 'word '.repeat(2_000)]) {
+      const messages = [{ role: 'user', content }];
+      const chat: PromptSource = { params: { messages } };
+      const first = estimateChatPrompt(chat);
+      expect(first).toBe(estimatePromptTokens(messages));
+      // As capCompletion does: new params, the same messages.
+      chat.params = { ...chat.params };
+      expect(estimateChatPrompt(chat)).toBe(first);
+      expect(estimateChatPrompt({ params: { messages: [...messages] } })).toBe(first);
+    }
   });
 
   it('embeddings inputs are counted', () => {

@@ -30,10 +30,14 @@ const IMAGE_PARTS: ReadonlySet<string> = new Set(['image', 'image_url', 'input_i
 /** Object keys that name structure, not text the model reads. */
 const SKIPPED_KEYS: ReadonlySet<string> = new Set(['type', 'cache_control', 'role']);
 
-/** A running estimate: tokens so far, and the characters the tokenizer may still take. */
-type Tally = { tokens: number; budget: number };
+/**
+ * A running estimate: tokens so far, the characters the tokenizer may still
+ * take, and the work done (characters and parts looked at, tokenized or not).
+ */
+type Tally = { tokens: number; budget: number; work: number };
 
 function addText(tally: Tally, text: string): void {
+  tally.work += text.length;
   if (text.length === 0) return;
   if (text.length > tally.budget) {
     tally.tokens += Math.ceil(text.length / 2);
@@ -45,6 +49,7 @@ function addText(tally: Tally, text: string): void {
 
 /** Text, text parts, tool calls and results of a message's content (any chat format), images at IMAGE_TOKENS. */
 function addContent(tally: Tally, value: unknown, depth: number): void {
+  tally.work += 1;
   if (typeof value === 'string') {
     addText(tally, value);
     return;
@@ -103,19 +108,23 @@ export type PromptSource = {
  * through the tokenizer plus the per-message framing, images at IMAGE_TOKENS.
  */
 export function estimatePromptTokens(messages: readonly MessageLike[], tools?: unknown): number {
-  const tally: Tally = { tokens: 3, budget: TOKENIZE_MAX_CHARS };
+  const tally: Tally = { tokens: 3, budget: TOKENIZE_MAX_CHARS, work: 0 };
+  addMessages(tally, messages, tools);
+  return tally.tokens;
+}
+
+function addMessages(tally: Tally, messages: readonly MessageLike[], tools: unknown): void {
   for (const m of messages) {
     tally.tokens += PER_MESSAGE_TOKENS;
     addContent(tally, m.content, 0);
     if (m.tool_calls !== undefined) addJson(tally, m.tool_calls);
   }
   addTools(tally, tools);
-  return tally.tokens;
 }
 
 /** A passed-through Anthropic body: system blocks, messages and tools. */
 function estimateNative(body: Record<string, unknown>): number {
-  const tally: Tally = { tokens: 3, budget: TOKENIZE_MAX_CHARS };
+  const tally: Tally = { tokens: 3, budget: TOKENIZE_MAX_CHARS, work: 0 };
   addContent(tally, body.system, 0);
   const messages = Array.isArray(body.messages) ? (body.messages as MessageLike[]) : [];
   for (const m of messages) {
@@ -126,13 +135,23 @@ function estimateNative(body: Record<string, unknown>): number {
   return tally.tokens;
 }
 
-/** One estimate per request: the reservation, and a charge without provider usage, read the same one. */
+/**
+ * One estimate per request: the reservation, and a charge without provider
+ * usage, read the same one. Only dear estimates are kept: a WeakMap entry
+ * costs about what tokenizing a short prompt does (an identity hash, an
+ * ephemeron for the collector), and most requests never ask twice (the
+ * provider reports usage); a short one is counted again, to the same number.
+ */
 const memo = new WeakMap<object, number>();
+/** Work (characters and parts) under which an estimate is not kept: ~1 µs to count again. */
+const MEMO_MIN_WORK = 1_024;
 
 /**
  * Prompt tokens of a chat request as the dearest of its forms (the chat
  * params, and the body a native target gets): messages, system blocks,
- * tools, tool calls and results, images. Computed once per request.
+ * tools, tool calls and results, images. Computed once per request, or,
+ * for a short prompt of plain messages, each time it is asked (the same
+ * number: the count depends only on the messages and tools).
  */
 export function estimateChatPrompt(chat: PromptSource): number {
   // Stable across the copies capCompletion makes of the params and the body.
@@ -142,15 +161,19 @@ export function estimateChatPrompt(chat: PromptSource): number {
   const known = memo.get(key);
   if (known !== undefined) return known;
   const { params } = chat;
-  let tokens = estimatePromptTokens(params.messages, params.tools ?? params.functions);
+  const tools = params.tools ?? params.functions;
+  const tally: Tally = { tokens: 3, budget: TOKENIZE_MAX_CHARS, work: 0 };
+  addMessages(tally, params.messages, tools);
+  let tokens = tally.tokens;
   if (chat.native) tokens = Math.max(tokens, estimateNative(chat.native.body));
-  memo.set(key, tokens);
+  const cheap = !chat.native && (tools === undefined || tools === null) && tally.work < MEMO_MIN_WORK;
+  if (!cheap) memo.set(key, tokens);
   return tokens;
 }
 
 /** Tokens of several texts (an embeddings input), the tokenizer's share bounded per request. */
 export function estimateTexts(texts: readonly string[]): number {
-  const tally: Tally = { tokens: 0, budget: TOKENIZE_MAX_CHARS };
+  const tally: Tally = { tokens: 0, budget: TOKENIZE_MAX_CHARS, work: 0 };
   for (const text of texts) addText(tally, text);
   return tally.tokens;
 }
