@@ -49,7 +49,7 @@ runOnLedgerDatabase(async (prisma, database) => {
     latencyMs: 20,
     createdAt: Date.now(),
   });
-  const insertRaw = (rows: Array<ReturnType<typeof row>>) => insertLedgerRecords(prisma, rows);
+  const insertRaw = (rows: Array<ReturnType<typeof row>>) => insertLedgerRecords(database.db, rows);
   console.log(
     `database: ${database.kind}; median of ${REPEATS} after ${WARMUP} warm-up batches; CPU of this process\n`,
   );

@@ -5,6 +5,7 @@ import {
   deleteExpiredRecords,
   insertLedgerRecords,
   type LedgerRecord,
+  prismaSql,
   readFeed,
   summariseUsage,
 } from '@platform/gateway/testing';
@@ -81,7 +82,7 @@ runOnLedgerDatabase(async (prisma, database) => {
     const now = Date.now();
     const records: LedgerRecord[] = [];
     for (let g = from; g < to; g += 1) records.push(recordOf(g, now));
-    await insertLedgerRecords(prisma, records);
+    await insertLedgerRecords(prismaSql(prisma), records);
     if (Math.floor(to / 1_000_000) > Math.floor(from / 1_000_000) || to === N)
       process.stdout.write(`inserted ${to}\n`);
   }

@@ -9,6 +9,7 @@ import { startAuditRetention } from './audit/retention';
 import { createApiKeyVerifier } from './auth/api-key-verifier';
 import type { AuthDeps } from './auth/deps';
 import { createKeyGuessingGuard } from './auth/key-guessing';
+import { prismaSql, type RawSql } from './batching/raw-sql';
 import { type Billing, createBilling } from './billing/billing';
 import { createCursorStore } from './billing/cursor-repo';
 import { type Budgets, createBudgets } from './budgets/budgets';
@@ -48,6 +49,11 @@ export type GatewayBase = {
   lanes: LanesConfig;
   logger: Logger;
   prisma: PrismaClient;
+  /**
+   * Raw SQL on Prisma's own pool (`@platform/db`'s Database), for the batched
+   * inserts; without it they go through Prisma (batching/raw-sql.ts).
+   */
+  sql?: RawSql;
   kv: KeyValueStore;
 };
 
@@ -146,6 +152,7 @@ function moneyAdapters(
     const ledger = createRedisStreamLedger({
       redis: redisKv.redis,
       prisma,
+      sql: base.sql ?? prismaSql(prisma),
       logger,
       streamKey: `${redisKv.keyPrefix}usage:ledger`,
       claimIdleMs: base.env.USAGE_LEDGER_CLAIM_IDLE_MS,
@@ -192,7 +199,9 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
   });
   const projectCapture = createProjectCapture({ prisma, kv, logger, clock });
   const requestLog =
-    env.REQUEST_LOG_RETENTION_DAYS > 0 ? createRequestLog({ prisma, logger, capture: projectCapture }) : null;
+    env.REQUEST_LOG_RETENTION_DAYS > 0
+      ? createRequestLog({ sql: base.sql ?? prismaSql(prisma), logger, capture: projectCapture })
+      : null;
   const requestLogRetention = requestLog
     ? startRequestLogRetention({ prisma, logger, clock, retentionDays: env.REQUEST_LOG_RETENTION_DAYS })
     : null;

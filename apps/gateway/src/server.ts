@@ -43,7 +43,7 @@ export async function main(): Promise<void> {
   const prisma = new PrismaClient({ adapter: storage.db.adapter });
   if (!compileQueryCompilerFromFile(prisma))
     logger.warn("prisma's engine config moved: its query compiler's base64 stays in memory (issue 46)");
-  const deps = buildGatewayDeps({ env, lanes, logger, prisma, kv: storage.kv });
+  const deps = buildGatewayDeps({ env, lanes, logger, prisma, sql: storage.db, kv: storage.kv });
   // Not awaited: a slow mail server must not delay the start, only be reported.
   void warnIfMailerUnreachable(deps.mailer, env.SMTP_URL, logger);
   const closeAll = async (): Promise<void> => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { FAULTS } from '@platform/testing';
+import { prismaSql } from '../src/batching/raw-sql';
 import { startRequestLogRetention } from '../src/observability/request-log';
 import { insertRequestLog } from '../src/observability/request-log-repo';
 import { type AiHarness, type TestCaller, useAiHarness } from './support/ai-harness';
@@ -126,6 +127,81 @@ describe('request log', () => {
     expect((await get('/api/v1/request-log?status=abc')).status).toBe(422);
   });
 
+  it('COPY stores text as the JSON statement does; a replayed batch leaves one row each', async () => {
+    const createdAt = new Date(Date.UTC(2026, 10, 29, 1, 2, 3, 456));
+    const awkward = 'tab\there, line\nbreak\r, back\\slash \\N, quote " and é 😀';
+    const row = (projectId: string) => ({
+      requestId: randomUUID(),
+      userId: caller.userId,
+      apiKeyId: null,
+      projectId,
+      endpoint: 'chat',
+      lane: null,
+      provider: 'groq',
+      model: 'free-a',
+      status: 502,
+      promptTokens: 4,
+      completionTokens: 0,
+      cachedTokens: 0,
+      costMicros: 2.5,
+      currency: 'USD',
+      latencyMs: 3.5,
+      ttftMs: 0.4,
+      userAgent: awkward,
+      error: `upstream said: ${awkward}`,
+      attempts: [
+        { target: 'groq/free-a', outcome: 'failure', status: 502, retry: 0, start_ms: 0, duration_ms: 1 },
+      ],
+      prompt: awkward,
+      answer: '',
+      createdAt,
+    });
+    const viaCopy = [row('copy-a'), row('copy-b')];
+    const viaJson = [row('json-a')];
+    const calls: string[] = [];
+    const watched = {
+      copyFrom: (sql: string, data: string) => {
+        calls.push('copy');
+        return h.sql.copyFrom(sql, data);
+      },
+      query: <T extends Record<string, unknown>>(sql: string, params?: unknown[]) => {
+        calls.push('json');
+        return h.sql.query<T>(sql, params);
+      },
+    };
+    await insertRequestLog(watched, viaCopy);
+    expect(calls).toEqual(['copy']);
+    await insertRequestLog(prismaSql(h.prisma), viaJson);
+    // The retry of a batch whose first write committed: COPY refuses the duplicate, the JSON statement skips it.
+    const fresh = row('copy-c');
+    await insertRequestLog(watched, [...viaCopy, fresh]);
+    expect(calls).toEqual(['copy', 'copy', 'json']);
+    // NUL, which Postgres text cannot hold, is stored as U+FFFD (the JSON statement refuses it).
+    const nul = { ...row('copy-nul'), error: 'a\u0000b' };
+    await insertRequestLog(h.sql, [nul]);
+    const [storedNul] = await h.prisma.requestLogEntry.findMany({ where: { requestId: nul.requestId } });
+    expect(storedNul?.error).toBe('a\uFFFDb');
+    const stored = await h.prisma.requestLogEntry.findMany({
+      where: { userId: caller.userId, endpoint: 'chat', projectId: { not: 'copy-nul' } },
+    });
+    expect(stored).toHaveLength(4);
+    const seen = (r: (typeof stored)[number]) => ({ ...r, requestId: '', projectId: '' });
+    const [json] = stored.filter((r) => r.projectId === 'json-a');
+    for (const r of stored) expect(seen(r)).toEqual(seen(json as (typeof stored)[number]));
+    expect(json).toMatchObject({
+      userAgent: awkward,
+      error: `upstream said: ${awkward}`,
+      prompt: awkward,
+      answer: '',
+      lane: null,
+      apiKeyId: null,
+      costMicros: 3n,
+      latencyMs: 4,
+      ttftMs: 0,
+      createdAt,
+    });
+  });
+
   it('a batch is stored as written: times rounded and never negative, no first token as null', async () => {
     const createdAt = new Date(Date.UTC(2026, 10, 28, 12, 0, 0, 123));
     const row = (latencyMs: number, ttftMs: number | null) => ({
@@ -153,7 +229,7 @@ describe('request log', () => {
       createdAt,
     });
     const rows = [row(1.6, null), row(-5, 2.4), row(10, -1)];
-    await insertRequestLog(h.prisma, rows);
+    await insertRequestLog(prismaSql(h.prisma), rows);
     const stored = await h.prisma.requestLogEntry.findMany({
       where: { projectId: 'rows', userId: caller.userId },
     });
@@ -199,7 +275,7 @@ describe('request log', () => {
     });
     const old = row(10);
     const recent = row(1);
-    await insertRequestLog(h.prisma, [old, recent]);
+    await insertRequestLog(prismaSql(h.prisma), [old, recent]);
     const retention = startRequestLogRetention({
       prisma: h.prisma,
       logger: h.deps.logger,

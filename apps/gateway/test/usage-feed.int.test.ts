@@ -3,7 +3,7 @@ import { createGatewayClient, createGatewayServiceClient, PlatformApiError } fro
 import type { UsageRecord } from '@platform/contract';
 import { describeWithSharedServers, type SharedServers, startSharedServers } from '@platform/testing';
 import request from 'supertest';
-import type { PrismaClient } from '../src/generated/prisma/client';
+import { prismaSql } from '../src/batching/raw-sql';
 import type { LedgerRecord } from '../src/usage/record';
 import { insertLedgerRecords } from '../src/usage/repo';
 import { type AiHarness, startAiHarness, type TestCaller, useAiHarness } from './support/ai-harness';
@@ -117,7 +117,7 @@ describe('usage feed', () => {
     });
     // Another user's records are not in this user's feed, but in the service feed.
     const other = await h.createCaller();
-    await insertLedgerRecords(h.prisma, [record(other.userId)]);
+    await insertLedgerRecords(prismaSql(h.prisma), [record(other.userId)]);
     const service = createGatewayServiceClient({ baseUrl: url, serviceToken: SERVICE_TOKEN });
     // The feed trails the oldest running transaction of the (shared) Postgres cluster: wait for it.
     await eventually(async () => {
@@ -135,7 +135,7 @@ describe('usage feed', () => {
     const other = await h.createCaller();
     const ids = Array.from({ length: 5 }, (_, i) => `${'f'.repeat(7)}${9 - i}-0000-4000-8000-000000000000`);
     await insertLedgerRecords(
-      h.prisma,
+      prismaSql(h.prisma),
       ids.map((requestId, i) => record(other.userId, { requestId, projectId: `b${i}` })),
     );
     const service = createGatewayServiceClient({ baseUrl: url, serviceToken: SERVICE_TOKEN });
@@ -206,16 +206,14 @@ describeWithSharedServers('the feed under concurrent writers (apps/gateway/test/
       });
       const a = prisma.$transaction(
         async (tx) => {
-          await insertLedgerRecords(tx as unknown as PrismaClient, [
-            record(caller.userId, { projectId: 'A' }),
-          ]);
+          await insertLedgerRecords(prismaSql(tx), [record(caller.userId, { projectId: 'A' })]);
           insertedA();
           await gateA;
         },
         { timeout: 20_000 },
       );
       await aInserted;
-      await insertLedgerRecords(prisma, [record(caller.userId, { projectId: 'B' })]);
+      await insertLedgerRecords(prismaSql(prisma), [record(caller.userId, { projectId: 'B' })]);
       // B is committed, A is not: the feed shows neither yet (B's transaction is newer than A's).
       const early = await readAll((cursor) => client.usageRecords({ cursor }), start);
       expect(early.records.map((r) => r.project_id)).toEqual([]);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RedisKeyValueStore } from '@platform/db';
 import { createLogger, createMemoryDestination } from '@platform/logging';
 import { describeWith, needRedis, type TestServer } from '@platform/testing';
+import { prismaSql } from '../src/batching/raw-sql';
 import { createRedisStreamLedger } from '../src/usage/ledger-redis-stream';
 import type { LedgerRecord } from '../src/usage/record';
 import { type AiHarness, type TestCaller, useAiHarness } from './support/ai-harness';
@@ -134,6 +135,7 @@ describeWith(redisServer)('group commit on Redis', () => {
     const ledger = createRedisStreamLedger({
       redis,
       prisma: h.prisma,
+      sql: prismaSql(h.prisma),
       logger,
       streamKey,
       lingerMs: 0,

@@ -1,6 +1,13 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
 import type { DbLogger, DbSession, PostgresDatabase, Row, SqlRunner } from './database-types';
+
+async function copyOn(client: pg.PoolClient, sql: string, data: string): Promise<void> {
+  await pipeline(Readable.from([data]), client.query(copyFromStdin(sql)));
+}
 
 function createRunner(client: pg.Pool | pg.PoolClient): SqlRunner {
   return {
@@ -11,6 +18,20 @@ function createRunner(client: pg.Pool | pg.PoolClient): SqlRunner {
     async exec(sql: string) {
       // Without parameters pg uses the simple query protocol, which accepts several statements.
       await client.query(sql);
+    },
+    async copyFrom(sql: string, data: string) {
+      if (!(client instanceof pg.Pool)) return copyOn(client, sql, data);
+      const held = await client.connect();
+      let failure: Error | undefined;
+      try {
+        await copyOn(held, sql, data);
+      } catch (err) {
+        // A COPY that failed part-way may leave the connection mid-protocol: destroy it.
+        failure = err instanceof Error ? err : new Error(String(err));
+        throw err;
+      } finally {
+        held.release(failure);
+      }
     },
   };
 }

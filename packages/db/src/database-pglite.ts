@@ -11,6 +11,11 @@ function createRunner(client: PGlite | Transaction): SqlRunner {
     async exec(sql: string) {
       await client.exec(sql);
     },
+    async copyFrom(sql: string, data: string) {
+      // PGlite reads COPY input from the virtual file /dev/blob instead of the wire.
+      const fromBlob = sql.replace(/FROM STDIN/i, "FROM '/dev/blob'");
+      await client.query(fromBlob, [], { blob: new Blob([data]) });
+    },
   };
 }
 

@@ -45,6 +45,24 @@ describe.each(backends)('openDatabase on %s', (kind) => {
     await driver.dispose();
   });
 
+  it('copyFrom loads text-format rows, escapes and nulls included, all or none', async () => {
+    const db = await fresh.open();
+    await db.exec('CREATE TABLE c (id INT PRIMARY KEY, v TEXT)');
+    const sql = 'COPY c (id, v) FROM STDIN';
+    await db.copyFrom(sql, '1\ttab\\there\n2\t\\N\n3\tline\\nbreak \\\\ back\n');
+    expect(await db.query('SELECT id, v FROM c ORDER BY id')).toEqual([
+      { id: 1, v: 'tab\there' },
+      { id: 2, v: null },
+      { id: 3, v: 'line\nbreak \\ back' },
+    ]);
+    // A duplicate key in the second row: the statement fails and keeps none of its rows.
+    await expect(db.copyFrom(sql, '4\tnew\n1\tagain\n')).rejects.toThrow(/duplicate key/);
+    expect(await db.query('SELECT count(*)::int AS n FROM c')).toEqual([{ n: 3 }]);
+    // The pool (or PGlite) is usable after the failed COPY.
+    await db.copyFrom(sql, '4\tnew\n');
+    expect(await db.query('SELECT v FROM c WHERE id = 4')).toEqual([{ v: 'new' }]);
+  });
+
   it('query takes parameters', async () => {
     const db = await fresh.open();
     expect(await db.query('SELECT $1::int + $2::int AS sum', [2, 3])).toEqual([{ sum: 5 }]);

@@ -1,3 +1,4 @@
+import type { RawSql } from '../batching/raw-sql';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { LoggedAttempt } from './attempt-log';
 
@@ -52,8 +53,70 @@ const INSERT_REQUEST_LOG_SQL = `INSERT INTO request_log (request_id, user_id, ap
          "createdAt" timestamptz)
   ON CONFLICT (request_id) DO NOTHING`;
 
-export async function insertRequestLog(prisma: PrismaClient, rows: RequestLogRow[]): Promise<void> {
-  await prisma.$executeRawUnsafe(INSERT_REQUEST_LOG_SQL, JSON.stringify(rows));
+/**
+ * The fast path: the same rows as COPY's text format, which Postgres parses
+ * about three times cheaper than the JSON array (6 against 17 µs of backend
+ * CPU per row, measured with this table's indexes: docs/performance.md,
+ * session 15). COPY has no ON CONFLICT: a replayed row (a retried batch whose
+ * first try committed) fails the whole COPY, and the JSON statement above then
+ * writes the batch, skipping what is there. Values are converted as that
+ * statement converts them (rounded, latency kept non-negative).
+ */
+const COPY_REQUEST_LOG_SQL = `COPY request_log (request_id, user_id, api_key_id, project_id, endpoint, lane, provider,
+    model, status, prompt_tokens, completion_tokens, cached_tokens, cost_micros, currency, latency_ms, ttft_ms,
+    user_agent, error, attempts, prompt, answer, created_at) FROM STDIN`;
+
+const BACKSLASH = 0x5c;
+const TAB = 0x09;
+const NEWLINE = 0x0a;
+const RETURN = 0x0d;
+const NUL = 0x00;
+
+/**
+ * A text field of COPY's text format: backslash, tab, newline and carriage
+ * return escaped; NUL (which Postgres text cannot hold) as U+FFFD, as the
+ * ledger stores it. One pass; the common text with none of them is returned
+ * as it is.
+ */
+export function copyText(value: string | null | undefined): string {
+  if (value === null || value === undefined) return '\\N';
+  let out = '';
+  let copied = 0;
+  for (let i = 0; i < value.length; i += 1) {
+    const c = value.charCodeAt(i);
+    if (c > BACKSLASH || (c !== BACKSLASH && c !== TAB && c !== NEWLINE && c !== RETURN && c !== NUL))
+      continue;
+    out += value.slice(copied, i);
+    out +=
+      c === BACKSLASH ? '\\\\' : c === TAB ? '\\t' : c === NEWLINE ? '\\n' : c === RETURN ? '\\r' : '\uFFFD';
+    copied = i + 1;
+  }
+  return copied === 0 ? value : out + value.slice(copied);
+}
+
+const whole = (n: number) => String(Math.round(n));
+const duration = (n: number) => String(Math.max(0, Math.round(n)));
+
+/** The rows as the body of COPY_REQUEST_LOG_SQL. */
+export function requestLogCopyText(rows: readonly RequestLogRow[]): string {
+  let text = '';
+  for (const r of rows) {
+    text += `${copyText(r.requestId)}\t${copyText(r.userId)}\t${copyText(r.apiKeyId)}\t${copyText(r.projectId)}\t${copyText(r.endpoint)}\t${copyText(r.lane)}\t${copyText(r.provider)}\t${copyText(r.model)}\t${whole(r.status)}\t${whole(r.promptTokens)}\t${whole(r.completionTokens)}\t${whole(r.cachedTokens)}\t${whole(r.costMicros)}\t${copyText(r.currency)}\t${duration(r.latencyMs)}\t${r.ttftMs === null ? '\\N' : duration(r.ttftMs)}\t${copyText(r.userAgent)}\t${copyText(r.error)}\t${copyText(JSON.stringify(r.attempts))}\t${copyText(r.prompt)}\t${copyText(r.answer)}\t${r.createdAt.toISOString()}\n`;
+  }
+  return text;
+}
+
+export async function insertRequestLog(sql: RawSql, rows: RequestLogRow[]): Promise<void> {
+  if (sql.copyFrom) {
+    try {
+      await sql.copyFrom(COPY_REQUEST_LOG_SQL, requestLogCopyText(rows));
+      return;
+    } catch {
+      // A replayed row, or a value COPY refuses: the JSON statement decides (and
+      // fails as before if Postgres is down).
+    }
+  }
+  await sql.query(INSERT_REQUEST_LOG_SQL, [JSON.stringify(rows)]);
 }
 
 /** The filters of a search; all optional but the user. */

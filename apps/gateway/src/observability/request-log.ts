@@ -1,5 +1,6 @@
 import type { Logger } from '@platform/logging';
 import { createBatchWriter } from '../batching/batch-writer';
+import type { RawSql } from '../batching/raw-sql';
 import type { PrismaClient } from '../generated/prisma/client';
 import { type RetentionSweep, startRetentionSweep } from '../retention/sweep';
 import type { LedgerRecord } from '../usage/record';
@@ -66,13 +67,14 @@ export function toRequestLogRow(
 }
 
 export function createRequestLog(opts: {
-  prisma: PrismaClient;
+  /** The batched insert's runner (batching/raw-sql.ts). */
+  sql: RawSql;
   logger: Logger;
   capture: ProjectCapture;
   flushDelayMs?: number;
 }): RequestLog {
   const writer = createBatchWriter<RequestLogRow>({
-    write: (rows) => insertRequestLog(opts.prisma, rows),
+    write: (rows) => insertRequestLog(opts.sql, rows),
     maxDelayMs: opts.flushDelayMs ?? 1_000,
     maxBatch: 500,
     maxBuffered: 20_000,

@@ -1,5 +1,6 @@
 import type { Logger } from '@platform/logging';
 import { Counter, Gauge, type Registry } from '@platform/logging';
+import { prismaSql } from '../batching/raw-sql';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { UsageLedger } from './ledger';
 import type { LedgerSpool } from './ledger-spool';
@@ -56,7 +57,7 @@ export function withLedgerFallbacks(opts: DurableLedgerOptions): UsageLedger {
   let replaying: Promise<number> | null = null;
   const replay = () => {
     replaying ??= spool
-      .replay((records) => insertLedgerRecords(opts.replayInto, records))
+      .replay((records) => insertLedgerRecords(prismaSql(opts.replayInto), records))
       .then((n) => {
         if (n > 0) logger.info({ records: n }, 'usage records replayed from the local spool');
         return n;
@@ -76,7 +77,7 @@ export function withLedgerFallbacks(opts: DurableLedgerOptions): UsageLedger {
   const toPostgres = async (record: LedgerRecord): Promise<boolean> => {
     if (!prisma) return false;
     try {
-      await insertLedgerRecords(prisma, [record]);
+      await insertLedgerRecords(prismaSql(prisma), [record]);
       fallbacks.inc({ to: 'postgres' });
       return true;
     } catch (err) {

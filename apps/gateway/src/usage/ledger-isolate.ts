@@ -1,4 +1,5 @@
 import type { Logger } from '@platform/logging';
+import { prismaSql } from '../batching/raw-sql';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { LedgerRecord } from './record';
 import { insertLedgerRecords, type ParkedRecord, parkLedgerRecords, storable } from './repo';
@@ -121,7 +122,7 @@ async function insertBisecting(
   if (items.length === 0) return;
   try {
     await insertLedgerRecords(
-      prisma,
+      prismaSql(prisma),
       items.map((i) => i.record),
     );
   } catch (err) {

@@ -1,3 +1,4 @@
+import { prismaSql } from '../batching/raw-sql';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { UsageLedger } from './ledger';
 import { insertLedgerRecords } from './repo';
@@ -11,7 +12,7 @@ import { insertLedgerRecords } from './repo';
 export function createPostgresLedger(prisma: PrismaClient): UsageLedger {
   return {
     append: async (record) => {
-      await insertLedgerRecords(prisma, [record]);
+      await insertLedgerRecords(prismaSql(prisma), [record]);
     },
     flush: async () => {},
     close: async () => {},

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Logger, Registry } from '@platform/logging';
 import type { Redis } from 'ioredis';
+import type { RawSql } from '../batching/raw-sql';
 import { turnWriterOf } from '../batching/redis-turn-writer';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { UsageLedger } from './ledger';
@@ -13,6 +14,8 @@ export type RedisStreamLedgerOptions = {
   /** The store's client (auto-pipelined): appends share a script call with the turn's budget settles. */
   redis: Redis;
   prisma: PrismaClient;
+  /** The batched insert's runner: pg on Prisma's pool in the service (batching/raw-sql.ts). */
+  sql: RawSql;
   logger: Logger;
   /** Stream key, with the store's prefix. */
   streamKey: string;
@@ -83,7 +86,7 @@ function joinedRecordsOf(entries: Entry[]): string | null {
  * Over 80 lines: the append side and the drain side share the stream, the consumer's state and the health flags.
  */
 export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLedger & { start(): void } {
-  const { redis, prisma, logger, streamKey } = opts;
+  const { redis, prisma, sql, logger, streamKey } = opts;
   const group = opts.group ?? 'ledger';
   const batch = opts.batch ?? 500;
   const entriesPerRead = opts.entriesPerRead ?? 128;
@@ -145,7 +148,7 @@ export function createRedisStreamLedger(opts: RedisStreamLedgerOptions): UsageLe
     if (joined === '') return;
     if (joined !== null) {
       try {
-        await insertLedgerJson(prisma, joined);
+        await insertLedgerJson(sql, joined);
         return;
       } catch {
         // Isolated below; a Postgres outage fails there too.

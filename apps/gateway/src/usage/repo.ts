@@ -1,4 +1,5 @@
 import type { UsageRow } from '@platform/contract';
+import type { RawSql } from '../batching/raw-sql';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { LedgerRecord } from './record';
 
@@ -137,18 +138,15 @@ const INSERT_LEDGER_SQL = `WITH ins AS (
  * one record does not fit (a missing field, a negative count, a NUL in a
  * text, an id that is no UUID). Returns how many rows were new.
  */
-export async function insertLedgerJson(prisma: PrismaClient, json: string): Promise<number> {
-  const [result] = await prisma.$queryRawUnsafe<{ inserted: number }[]>(INSERT_LEDGER_SQL, json);
+export async function insertLedgerJson(sql: RawSql, json: string): Promise<number> {
+  const [result] = await sql.query<{ inserted: number }>(INSERT_LEDGER_SQL, [json]);
   return Number(result?.inserted ?? 0);
 }
 
 /** insertLedgerJson of records in hand, their text made storable (NUL as U+FFFD). */
-export async function insertLedgerRecords(
-  prisma: PrismaClient,
-  records: readonly LedgerRecord[],
-): Promise<number> {
+export async function insertLedgerRecords(sql: RawSql, records: readonly LedgerRecord[]): Promise<number> {
   if (records.length === 0) return 0;
-  return insertLedgerJson(prisma, JSON.stringify(records.map(storableRecord)));
+  return insertLedgerJson(sql, JSON.stringify(records.map(storableRecord)));
 }
 
 type SummaryRow = {

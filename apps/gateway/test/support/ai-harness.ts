@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { KeyValueStore } from '@platform/db';
+import type { Database, KeyValueStore } from '@platform/db';
 import { createLogger, createMemoryDestination } from '@platform/logging';
 import {
   type AnthropicFake,
@@ -116,6 +116,8 @@ export type AiHarness = {
   app: Express;
   deps: GatewayDeps;
   prisma: PrismaClient;
+  /** Raw SQL on the same pool, as the service's batched inserts use it (with COPY). */
+  sql: Database;
   kv: KeyValueStore;
   openai: OpenAIFake;
   elevenlabs: ElevenLabsFake;
@@ -172,7 +174,8 @@ export async function startAiHarness(
     overrides: GatewayDepsOverrides = {},
   ): GatewayInstance => {
     const instance = startGatewayInstance(
-      { logger, prisma, kv },
+      // Raw SQL on the test database's pool, as main.ts passes storage.db.
+      { logger, prisma, sql: database.db, kv },
       {
         NODE_ENV: 'test',
         LOG_LEVEL: 'debug',
@@ -203,6 +206,7 @@ export async function startAiHarness(
     app,
     deps,
     prisma,
+    sql: database.db,
     kv,
     openai,
     elevenlabs,

@@ -4,6 +4,7 @@ import type { Logger } from '@platform/logging';
 import type { Express } from 'express';
 import { loadLanesConfig } from '../../src/ai/config/lanes';
 import { createApp } from '../../src/app';
+import type { RawSql } from '../../src/batching/raw-sql';
 import {
   buildGatewayDeps,
   closeGatewayDeps,
@@ -25,7 +26,7 @@ export type GatewayInstance = { app: Express; deps: GatewayDeps; close(): Promis
  * the database or store passed in.
  */
 export function startGatewayInstance(
-  stores: { logger: Logger; prisma: PrismaClient; kv: KeyValueStore },
+  stores: { logger: Logger; prisma: PrismaClient; sql?: RawSql; kv: KeyValueStore },
   vars: Record<string, string>,
   overrides: GatewayDepsOverrides = {},
 ): GatewayInstance {

@@ -4,6 +4,7 @@
  * through this file only, never through the app's src/ or generated paths.
  */
 export { createApiKey } from '../../src/api-keys/create-api-key';
+export { prismaSql } from '../../src/batching/raw-sql';
 export { type GatewayDeps, SERVICE_NAME } from '../../src/deps';
 export { type GatewayEnv, loadGatewayEnv, ZGatewayEnv } from '../../src/env';
 export { PrismaClient } from '../../src/generated/prisma/client';
