@@ -425,6 +425,22 @@ class LeanTracer implements Tracer {
 }
 
 /**
+ * The SDK hands its Tracer a MultiSpanProcessor that loops over the
+ * processors it was given (fixed since the provider was made): with one, that
+ * one, called directly (startTracing gives exactly one).
+ */
+function onlyProcessorOf(
+  processor: SdkTracerInternals['_spanProcessor'],
+): SdkTracerInternals['_spanProcessor'] {
+  const list = (processor as { _spanProcessors?: unknown })._spanProcessors;
+  if (!Array.isArray(list) || list.length !== 1) return processor;
+  const only = list[0] as Partial<SdkTracerInternals['_spanProcessor']> | undefined;
+  return typeof only?.onStart === 'function' && typeof only.onEnd === 'function'
+    ? (only as SdkTracerInternals['_spanProcessor'])
+    : processor;
+}
+
+/**
  * A LeanTracer over the SDK's Tracer `sdkTracer` (its sampler, ids, resource,
  * limits and processors), or undefined when that Tracer is not the shape
  * this was written against (another SDK version): the caller keeps the SDK's.
@@ -459,7 +475,7 @@ export function leanTracerOver(api: Api, sdkTracer: unknown): Tracer | undefined
       core,
       scope: sdk.instrumentationScope,
       resource: sdk._resource,
-      processor: sdk._spanProcessor,
+      processor: onlyProcessorOf(sdk._spanProcessor),
       limits,
     },
     sdk as SdkTracerInternals,

@@ -26,6 +26,8 @@ type On = {
   };
   tracer: ReturnType<TraceAPI['getTracer']>;
   requestSpanKey: symbol;
+  /** The headers the configured propagators read (`traceparent`, `tracestate`, `baggage` by default). */
+  propagationFields: readonly string[];
   /** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: prompts and answers go on spans. */
   captureContent: boolean;
   statusError: number;
@@ -106,6 +108,7 @@ export function startTracing(opts: { service: string; env: Env }): Tracing | und
     // The SDK's sampler, ids, resource, limits and processors behind a leaner span (lean-tracer.ts).
     tracer: leanTracerOver(api, sdkTracer) ?? sdkTracer,
     requestSpanKey: api.createContextKey('platform request span'),
+    propagationFields: api.propagation.fields().map((f) => f.toLowerCase()),
     captureContent:
       opts.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true',
     statusError: api.SpanStatusCode.ERROR,
@@ -149,6 +152,19 @@ function routeOf(req: Parameters<RequestHandler>[0]): string | undefined {
 }
 
 /**
+ * Whether a request has any header the propagators read: most have none (no
+ * caller's trace), and then extracting (each propagator looking its headers
+ * up and parsing nothing) gives the root context anyway.
+ */
+function carriesContext(
+  headers: Parameters<RequestHandler>[0]['headers'],
+  fields: readonly string[],
+): boolean {
+  for (const field of fields) if (headers[field] !== undefined) return true;
+  return false;
+}
+
+/**
  * One SERVER span per request, continuing the caller's trace when it sent a
  * valid `traceparent`; active (AsyncLocalStorage) for everything the request
  * runs, so child spans and the upstream `traceparent` hang under it. The
@@ -158,7 +174,9 @@ export function traceRequests(): RequestHandler {
   return (req, res, next) => {
     const t = on;
     if (!t) return next();
-    const parent = t.api.propagation.extract(t.api.ROOT_CONTEXT, req.headers);
+    const parent = carriesContext(req.headers, t.propagationFields)
+      ? t.api.propagation.extract(t.api.ROOT_CONTEXT, req.headers)
+      : t.api.ROOT_CONTEXT;
     const span = t.tracer.startSpan(req.method, SERVER_OPTIONS, parent);
     // Set after the start, not passed to it: the SDK cleans start attributes twice (copies
     // included); the standard samplers do not read them.

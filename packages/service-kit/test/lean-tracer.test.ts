@@ -212,6 +212,23 @@ describe('the lean tracer records what the SDK records', () => {
     }
   });
 
+  it('hands every span to each processor when there are several', async () => {
+    const first = new InMemorySpanExporter();
+    const second = new InMemorySpanExporter();
+    const provider = new TracerProvider({
+      spanProcessors: [
+        new SimpleSpanProcessor({ exporter: first }),
+        new SimpleSpanProcessor({ exporter: second }),
+      ],
+    });
+    const tracer = leanTracerOver(api, provider.getTracer('@platform/gateway')) as Tracer;
+    tracer.startSpan('one').end();
+    tracer.startSpan('two').end();
+    await provider.forceFlush();
+    expect(first.getFinishedSpans().map((s) => s.name)).toEqual(['one', 'two']);
+    expect(second.getFinishedSpans().map((s) => s.name)).toEqual(['one', 'two']);
+  });
+
   it('keeps the SDK tracer when the SDK is not the shape it was written against', () => {
     expect(leanTracerOver(api, {})).toBeUndefined();
     expect(leanTracerOver(api, undefined)).toBeUndefined();
