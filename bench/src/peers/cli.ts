@@ -4,6 +4,7 @@ import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 const PEER_OPTIONS = {
   'cpu-prof': { type: 'string' },
   'gateway-node-args': { type: 'string', default: '' },
+  'variant-node-args': { type: 'string', default: '' },
   'gateway-env': { type: 'string', default: '' },
   'no-record': { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
@@ -12,6 +13,7 @@ const PEER_OPTIONS = {
 type PeerOptionValues = {
   'cpu-prof'?: string;
   'gateway-node-args': string;
+  'variant-node-args': string;
   'gateway-env': string;
   'no-record': boolean;
   help: boolean;
@@ -19,7 +21,8 @@ type PeerOptionValues = {
 
 /**
  * Parses the scenario's own `options` plus --cpu-prof, --gateway-node-args,
- * --gateway-env ("NAME=value ...", added to our gateway's environment, e.g.
+ * --variant-node-args (node flags added after --gateway-node-args' for the
+ * variant only, where a scenario has one), --gateway-env ("NAME=value ...", added to our gateway's environment, e.g.
  * WORKERS=1), --no-record and --help; --help prints `usage` and exits 0.
  */
 export function parsePeerCli<T extends ParseArgsOptionsConfig>(options: T, usage: string) {
@@ -34,6 +37,11 @@ export function parsePeerCli<T extends ParseArgsOptionsConfig>(options: T, usage
     /** Node flags that profile our gateway into --cpu-prof's folder (none without it). */
     cpuProfArgs: common['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${common['cpu-prof']}`] : [],
     gatewayNodeArgs: common['gateway-node-args'].split(' ').filter(Boolean),
+    /** The variant's node flags: --gateway-node-args', then --variant-node-args' (the last of a flag wins). */
+    variantNodeArgs: [
+      ...common['gateway-node-args'].split(' ').filter(Boolean),
+      ...common['variant-node-args'].split(' ').filter(Boolean),
+    ],
     gatewayEnv: parseEnvPairs(common['gateway-env']),
     record: !common['no-record'],
   };

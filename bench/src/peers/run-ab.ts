@@ -25,6 +25,7 @@ const USAGE = `Usage: npm run ab -w @platform/bench -- --variant-script <path> [
   --connections <n>  connections (default 32)
   --cpu-prof <dir>   profile ours (not the variant) into <dir>
   --gateway-node-args, --gateway-env: as for peers (ours only)
+  --variant-node-args "<flags>"  the variant's node flags, after --gateway-node-args'
 Needs TEST_DATABASE_URL and TEST_REDIS_URL and a built apps/gateway/dist.`;
 
 type Side = 'ours' | 'variant';
@@ -65,7 +66,7 @@ function postgresCpuMs(): number {
 }
 
 async function main(): Promise<number> {
-  const { values, cpuProfArgs, gatewayNodeArgs, gatewayEnv } = parsePeerCli(
+  const { values, cpuProfArgs, gatewayNodeArgs, variantNodeArgs, gatewayEnv } = parsePeerCli(
     {
       'variant-script': { type: 'string' },
       script: { type: 'string' },
@@ -98,7 +99,7 @@ async function main(): Promise<number> {
     startOurGateway(upstream, {
       databaseServerUrl,
       redisUrl,
-      nodeArgs: gatewayNodeArgs,
+      nodeArgs: variantNodeArgs,
       env: { ...gatewayEnv, ...parseEnvPairs(values['variant-env']) },
       script: path.resolve(variantScript),
     }),

@@ -18,6 +18,7 @@ const USAGE = `Usage: npm run idle-rss -w @platform/bench -- [options]
   it has loaded. Alternating rounds when --variant-script is given.
   --variant-script <path>  a second build (e.g. /work/before/apps/gateway/dist/main.js)
   --variant-env "NAME=value ..."  added to the variant's environment
+  --variant-node-args "<flags>"  the variant's node flags, after --gateway-node-args'
   --rounds <n>       rounds (default 3)
   --idle <s>         idle seconds before each reading (default 10: V8's memory reducer runs)
   --modules          print the packages each worker loaded (fresh and after chat)
@@ -121,10 +122,10 @@ async function chatOnce(gateway: OurGateway, workers: number): Promise<void> {
   }
 }
 
-type Side = { label: string; script?: string; env: Record<string, string> };
+type Side = { label: string; script?: string; env: Record<string, string>; nodeArgs: string[] };
 
 async function main(): Promise<number> {
-  const { values, gatewayNodeArgs, gatewayEnv } = parsePeerCli(
+  const { values, gatewayNodeArgs, variantNodeArgs, gatewayEnv } = parsePeerCli(
     {
       'variant-script': { type: 'string' },
       'variant-env': { type: 'string', default: '' },
@@ -136,12 +137,14 @@ async function main(): Promise<number> {
   );
   const { databaseServerUrl, redisUrl } = peerStores(USAGE);
   const hook = path.join(REPO_ROOT, 'bench', 'src', 'profile', 'memory-hook.cjs');
-  const sides: Side[] = [{ label: 'ours', env: gatewayEnv }];
-  if (values['variant-script'] || values['variant-env'])
+  const sides: Side[] = [{ label: 'ours', env: gatewayEnv, nodeArgs: gatewayNodeArgs }];
+  const extraArgs = variantNodeArgs.slice(gatewayNodeArgs.length);
+  if (values['variant-script'] || values['variant-env'] || extraArgs.length > 0)
     sides.push({
       label: values['variant-script']
         ? path.relative(REPO_ROOT, path.resolve(values['variant-script']))
-        : 'variant',
+        : ['variant', values['variant-env'], ...extraArgs].filter(Boolean).join(' '),
+      nodeArgs: variantNodeArgs,
       ...(values['variant-script'] ? { script: path.resolve(values['variant-script']) } : {}),
       env: { ...gatewayEnv, ...parseEnvPairs(values['variant-env']) },
     });
@@ -156,7 +159,7 @@ async function main(): Promise<number> {
           startOurGateway(upstream, {
             databaseServerUrl,
             redisUrl,
-            nodeArgs: [...gatewayNodeArgs, '--require', hook],
+            nodeArgs: [...side.nodeArgs, '--require', hook],
             env: { ...side.env, MEMORY_HOOK_DIR: dir },
             ...(side.script ? { script: side.script } : {}),
           }),

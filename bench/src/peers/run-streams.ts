@@ -40,6 +40,8 @@ const USAGE = `Usage: npm run streams -w @platform/bench -- [options]
                      alternating rounds (rows named after its checkout's commit)
   --variant-env "NAME=value ..."  the second instance's environment, added to --gateway-env's
                      (alone: the same build in another configuration, e.g. WORKERS=1)
+  --variant-node-args "<flags>"  the second instance's node flags, after --gateway-node-args'
+                     (alone: the same build with other flags, e.g. --max-semi-space-size=4)
   --no-portkey       leave Portkey out
   --floor            also run the floor of a Node relay (src/peers/floor-relay.js: no auth,
                      limits, parsing or logs; one process) in the same alternating rounds
@@ -139,6 +141,8 @@ export type StreamsRecord = {
     variantCommit?: string;
     /** Added to the variant's environment (after --gateway-env's). */
     variantEnv?: Record<string, string>;
+    /** The variant's extra node flags, when --variant-node-args gave any (after --gateway-node-args'). */
+    variantNodeArgs?: string[];
     portkey?: boolean;
     floor?: boolean;
   };
@@ -313,9 +317,10 @@ function labelOf(r: StreamsRecord, t: GatewayTarget): string {
 
 /** The variant's name: its checkout's commit (or "other build"), then what its environment adds. */
 function variantLabelOf(settings: StreamsRecord['settings']): string {
-  const env = Object.entries(settings.variantEnv ?? {})
-    .map(([k, v]) => `${k}=${v}`)
-    .join(' ');
+  const env = [
+    ...Object.entries(settings.variantEnv ?? {}).map(([k, v]) => `${k}=${v}`),
+    ...(settings.variantNodeArgs ?? []).slice(settings.gateway?.nodeArgs.length ?? 0),
+  ].join(' ');
   const build = settings.variantScript
     ? settings.variantCommit
       ? `ours @${settings.variantCommit}`
@@ -481,6 +486,7 @@ async function main(): Promise<number> {
     values,
     cpuProfArgs,
     gatewayNodeArgs,
+    variantNodeArgs,
     gatewayEnv,
     record: shouldRecord,
   } = parsePeerCli(
@@ -512,11 +518,15 @@ async function main(): Promise<number> {
     ...(variantScript ? { variantScript: path.relative(REPO_ROOT, variantScript) } : {}),
     ...(variantCommit ? { variantCommit } : {}),
     ...(variantEnv ? { variantEnv } : {}),
+    ...(variantNodeArgs.length > gatewayNodeArgs.length ? { variantNodeArgs } : {}),
     portkey: !values['no-portkey'],
     /** Also the floor relay, in the same alternating rounds. */
     floor: values.floor,
   };
-  const hasVariant = variantScript !== undefined || variantEnv !== undefined;
+  const hasVariant =
+    variantScript !== undefined ||
+    variantEnv !== undefined ||
+    variantNodeArgs.length > gatewayNodeArgs.length;
   const { databaseServerUrl, redisUrl } = peerStores(USAGE);
   // Each process holds one socket per stream (the gateway two), plus its own files.
   const fdLimit = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
@@ -550,7 +560,7 @@ async function main(): Promise<number> {
         startOurGateway(upstream, {
           databaseServerUrl,
           redisUrl,
-          nodeArgs: gatewayNodeArgs,
+          nodeArgs: variantNodeArgs,
           env: { ...gatewayEnv, ...variantEnv },
           ...(variantScript ? { script: variantScript } : {}),
         }),

@@ -5,6 +5,10 @@
 // collects all the garbage it can, then writes <dir>/memory-<pid>.json: its RSS and young
 // generation before, process.memoryUsage() and the young generation after,
 // and the modules it has loaded, counted per package (what to load later).
+// MEMORY_HOOK_PEAK_MS=<ms>: also samples the process every <ms> and, each time its RSS
+// passes its highest reading so far by 1 MB, writes <dir>/peak-<pid>.json: RSS, the
+// heap's spaces, process.memoryUsage() (heap used/total, external, array buffers) and
+// /proc/self/smaps_rollup at that moment (what the peak is made of, without a GC).
 const dir = process.env.MEMORY_HOOK_DIR;
 if (dir) {
   const fs = require('node:fs');
@@ -27,6 +31,41 @@ if (dir) {
     Number(/^VmRSS:\s+(\d+)/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
   const newSpace = () =>
     v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size ?? 0;
+  const smapsNow = () => {
+    const smaps = {};
+    try {
+      for (const m of fs.readFileSync('/proc/self/smaps_rollup', 'utf8').matchAll(/^(\w+):\s+(\d+) kB/gm))
+        smaps[m[1]] = Number(m[2]) * 1024;
+    } catch {
+      // not Linux
+    }
+    return smaps;
+  };
+  const peakMs = Number(process.env.MEMORY_HOOK_PEAK_MS ?? 0);
+  if (peakMs > 0) {
+    let peak = 0;
+    const sample = () => {
+      const rss = rssNow();
+      if (rss < peak + 1024 * 1024) return;
+      peak = rss;
+      const spaces = {};
+      for (const s of v8.getHeapSpaceStatistics())
+        spaces[s.space_name] = { used: s.space_used_size, committed: s.physical_space_size };
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(
+        path.join(dir, `peak-${process.pid}.json`),
+        JSON.stringify({
+          pid: process.pid,
+          at: new Date().toISOString(),
+          rss,
+          memory: process.memoryUsage(),
+          spaces,
+          smaps: smapsNow(),
+        }),
+      );
+    };
+    setInterval(sample, peakMs).unref();
+  }
   let snapshots = 0;
   process.on('SIGUSR2', () => {
     const before = { rss: rssNow(), newSpace: newSpace() };
@@ -42,13 +81,7 @@ if (dir) {
       }
       fs.mkdirSync(dir, { recursive: true });
       // Resident memory by kind (anonymous: heap, code, wasm, buffers; file: the node binary's pages, shared).
-      let smaps = {};
-      try {
-        for (const m of fs.readFileSync('/proc/self/smaps_rollup', 'utf8').matchAll(/^(\w+):\s+(\d+) kB/gm))
-          smaps[m[1]] = Number(m[2]) * 1024;
-      } catch {
-        smaps = {};
-      }
+      const smaps = smapsNow();
       const out = {
         pid: process.pid,
         before,
