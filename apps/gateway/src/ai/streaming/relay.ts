@@ -34,6 +34,7 @@ import {
   sumSegments,
 } from './stream-outcome';
 import { type StreamWatch, watchStream } from './stream-watch';
+import { TextPieces } from './text-pieces';
 
 export type { StreamOutcome, StreamSegment } from './stream-outcome';
 
@@ -95,7 +96,7 @@ type Run = {
   attempts: number;
   segments: StreamOutcome['segments'];
   /** The answer's text the client got so far (choice 0): what a continuation goes on from. */
-  sent: string;
+  sent: TextPieces;
   /** Removes what a continuation by instruction restates; null otherwise. */
   gate: OverlapGate | null;
   /** How the answer's last segment was asked for (absent: the first segment). */
@@ -139,7 +140,7 @@ export async function relayChatStream(
     spent: new Set(),
     attempts: 0,
     segments: [],
-    sent: '',
+    sent: new TextPieces(),
     gate: null,
     mode: undefined,
     firstCut: null,
@@ -242,7 +243,7 @@ async function relaySegment(
   const { target } = result;
   const before = run.sent.length;
   const send = (chunk: ChatCompletionChunk) => {
-    run.sent += contentOf(chunk);
+    run.sent.push(contentOf(chunk));
     return opts.format.chunk(sse, chunk, target);
   };
   const gate = run.gate;
@@ -255,7 +256,9 @@ async function relaySegment(
       { error: end.error, provider: target.provider, model: target.model, reason: end.cut },
       'upstream stream failed after start',
     );
-  const estimate = state.usage ? null : estimateSegmentUsage(run.prepared, state, run.sent.slice(0, before));
+  const estimate = state.usage
+    ? null
+    : estimateSegmentUsage(run.prepared, state, run.sent.text().slice(0, before));
   run.segments.push({
     target,
     usage: state.usage ?? estimate,
@@ -311,10 +314,10 @@ async function continueAfterCut(
     const plan = planContinuation(remaining, takes, prefillTried);
     if (!plan) return { code: lost, cause: cause('no_target') };
     // Charged its prompt (with the answer so far) and a new allowance: reserved before the first round.
-    if (!prefillTried && !(await reserveContinuation(rt, prepared, run.sent, run.opts.reserveMore)))
+    if (!prefillTried && !(await reserveContinuation(rt, prepared, run.sent.text(), run.opts.reserveMore)))
       return { code: 'rate_limited', cause: cause('budget') };
     try {
-      const next = await openTargets(run, plan.targets, { mode: plan.mode, sent: run.sent });
+      const next = await openTargets(run, plan.targets, { mode: plan.mode, sent: run.sent.text() });
       noteContinued(run, from, next, cut, plan.mode);
       return next;
     } catch (err) {
@@ -347,7 +350,7 @@ function noteContinued(
   mode: ContinuationMode,
 ): void {
   run.mode = mode;
-  run.gate = mode === 'instruction' ? createOverlapGate(run.sent) : null;
+  run.gate = mode === 'instruction' ? createOverlapGate(run.sent.text()) : null;
   run.rt.metrics.continuation(from.provider, cut, mode);
   run.rt.logger.info(
     {
@@ -386,7 +389,7 @@ function finishStream(
     estimated,
     segments: run.segments,
     ending,
-    answer: run.sent,
+    answer: run.sent.text(),
   };
   if (run.segments.length > 1) outcome.continued = true;
   if (failure && !aborted) {

@@ -3,6 +3,7 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { type CacheTokens, cacheTokensOf, toChatUsage } from '../chat';
 import { UpstreamProtocolError } from '../providers/upstream-errors';
 import type { StreamWatch } from './stream-watch';
+import { TextPieces } from './text-pieces';
 
 /** What is known of one target's segment of the answer while it is read. */
 export type StreamState = {
@@ -19,7 +20,7 @@ export type StreamState = {
   /** A choice other than index 0 was streamed (n > 1): not continued either. */
   manyChoices: boolean;
   /** What the client was sent (content and tool-call text), for an estimate when the provider reports no usage. */
-  delivered: string[];
+  delivered: TextPieces;
 };
 
 /** An upstream stream opened and read up to its first output. */
@@ -35,7 +36,7 @@ export function emptyStreamState(): StreamState {
     ended: false,
     toolCalls: false,
     manyChoices: false,
-    delivered: [],
+    delivered: new TextPieces(),
   };
 }
 

@@ -106,7 +106,7 @@ export function estimateSegmentUsage(
 ): ChatUsage | null {
   if (!state.started) return null;
   const prompt = estimateChatPrompt(prepared) + (prefill ? estimateTokens(prefill) : 0);
-  const completion = estimateTokens(state.delivered.join(''));
+  const completion = estimateTokens(state.delivered.text());
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
