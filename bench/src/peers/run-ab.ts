@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { SERVER_KEYS } from '@platform/gateway/testing';
 import { runMain } from '../cli';
 import { runLoad } from '../load/run-load';
 import { parseEnvPairs, parsePeerCli, peerStores } from './cli';
@@ -23,12 +24,14 @@ const USAGE = `Usage: npm run ab -w @platform/bench -- --variant-script <path> [
   --duration <s>     measured seconds per run (default 4)
   --warmup <s>       warm-up seconds per run (default 1)
   --connections <n>  connections (default 32)
+  --direct           also run the OpenAI fake directly in every round, and print each
+                     build's latency added over it (with --connections 1: a single caller's)
   --cpu-prof <dir>   profile ours (not the variant) into <dir>
   --gateway-node-args, --gateway-env: as for peers (ours only)
   --variant-node-args "<flags>"  the variant's node flags, after --gateway-node-args'
 Needs TEST_DATABASE_URL and TEST_REDIS_URL and a built apps/gateway/dist.`;
 
-type Side = 'ours' | 'variant';
+type Side = 'ours' | 'variant' | 'direct';
 
 /** Redis's own counters (redis-cli): commands, and client reads (one per batch of commands a client wrote). */
 function redisCounters(redisUrl: string): { commands: number; reads: number; cpuMs: number } | null {
@@ -76,6 +79,7 @@ async function main(): Promise<number> {
       duration: { type: 'string', default: '4' },
       warmup: { type: 'string', default: '1' },
       connections: { type: 'string', default: '32' },
+      direct: { type: 'boolean', default: false },
     },
     USAGE,
   );
@@ -115,16 +119,31 @@ async function main(): Promise<number> {
       messages: [{ role: 'user', content: 'Say hello to the benchmark.' }],
     }),
   });
-  const gateways: Record<Side, OurGateway> = { ours, variant };
-  const results: Record<Side, { cpu: number[]; rps: number[] }> = {
-    ours: { cpu: [], rps: [] },
-    variant: { cpu: [], rps: [] },
+  // The fake as our gateway calls it (the free lane's first target), for the latency added over it.
+  const direct = {
+    url: `${upstream.baseURL}/chat/completions`,
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${SERVER_KEYS.GROQ_API_KEY}` },
+    body: JSON.stringify({
+      model: 'free-a',
+      messages: [{ role: 'user', content: 'Say hello to the benchmark.' }],
+      ...(kind === 'stream' ? { stream: true } : {}),
+    }),
+  };
+  const withDirect = values.direct === true;
+  const specOf = (side: Side) => (side === 'direct' ? direct : spec(gateways[side]));
+  const pidOf = (side: Side) => (side === 'direct' ? upstream.pid : gateways[side].pid);
+  const gateways: Record<'ours' | 'variant', OurGateway> = { ours, variant };
+  const results: Record<Side, { cpu: number[]; rps: number[]; p50: number[]; p99: number[] }> = {
+    ours: { cpu: [], rps: [], p50: [], p99: [] },
+    variant: { cpu: [], rps: [], p50: [], p99: [] },
+    direct: { cpu: [], rps: [], p50: [], p99: [] },
   };
   try {
     for (const side of ['ours', 'variant'] as Side[]) {
       await runLoad(
         {
-          ...spec(gateways[side]),
+          ...specOf(side),
           connections: Number(values.connections),
           warmupSec: 1,
           durationSec: 4,
@@ -136,14 +155,15 @@ async function main(): Promise<number> {
     }
     for (let round = 1; round <= rounds; round += 1) {
       const order: Side[] = round % 2 === 1 ? ['ours', 'variant'] : ['variant', 'ours'];
+      if (withDirect) order.splice(round % 3, 0, 'direct');
       for (const side of order) {
-        const g = gateways[side];
+        const pid = pidOf(side);
         let cpuStart = { user: 0, system: 0 };
         let redisStart: ReturnType<typeof redisCounters> = null;
         let pgStart = 0;
         const r = await runLoad(
           {
-            ...spec(g),
+            ...specOf(side),
             connections: Number(values.connections),
             warmupSec: Number(values.warmup),
             durationSec: Number(values.duration),
@@ -151,12 +171,12 @@ async function main(): Promise<number> {
           },
           'child',
           () => {
-            cpuStart = cpuSplitMsOf(g.pid);
+            cpuStart = cpuSplitMsOf(pid);
             redisStart = redisCounters(redisUrl);
             pgStart = postgresCpuMs();
           },
         );
-        const cpuEnd = cpuSplitMsOf(g.pid);
+        const cpuEnd = cpuSplitMsOf(pid);
         const perReq = (ms: number) => (r.requests > 0 ? ms / r.requests : 0);
         const sys = perReq(cpuEnd.system - cpuStart.system);
         const cpu = perReq(cpuEnd.user - cpuStart.user) + sys;
@@ -169,15 +189,17 @@ async function main(): Promise<number> {
         const bad = r.errors + Object.entries(r.statuses).filter(([s]) => s !== '200').length;
         results[side].cpu.push(cpu);
         results[side].rps.push(r.requestsPerSec);
+        results[side].p50.push(r.latencyMs.p50);
+        results[side].p99.push(r.latencyMs.p99);
         console.log(
-          `round ${round} ${side.padEnd(7)} ${r.requestsPerSec.toFixed(0).padStart(6)} req/s  cpu ${cpu.toFixed(4)} ms/req (system ${sys.toFixed(4)})  redis ${perRequest('commands')} commands in ${perRequest('reads')} writes/req, redis cpu ${perRequest('cpuMs')}, postgres cpu ${pgCpu.toFixed(3)} ms/req${bad ? `  NOT ALL 200: ${JSON.stringify(r.statuses)}` : ''}`,
+          `round ${round} ${side.padEnd(7)} ${r.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${r.latencyMs.p50.toFixed(2)} p99 ${r.latencyMs.p99.toFixed(2)} ms  cpu ${cpu.toFixed(4)} ms/req (system ${sys.toFixed(4)})  redis ${perRequest('commands')} commands in ${perRequest('reads')} writes/req, redis cpu ${perRequest('cpuMs')}, postgres cpu ${pgCpu.toFixed(3)} ms/req${bad ? `  NOT ALL 200: ${JSON.stringify(r.statuses)}` : ''}`,
         );
       }
     }
   } finally {
     await Promise.allSettled([ours.close(), variant.close(), upstream.close()]);
   }
-  const m = (side: Side, k: 'cpu' | 'rps') => median(results[side][k]);
+  const m = (side: Side, k: 'cpu' | 'rps' | 'p50' | 'p99') => median(results[side][k]);
   // Each round's own ratio, then their median: a slow spell of the machine moves both runs of a round.
   const paired = (k: 'cpu' | 'rps') =>
     roundTo(median(results.ours[k].map((v, i) => v / (results.variant[k][i] ?? Number.NaN))), 3);
@@ -185,8 +207,19 @@ async function main(): Promise<number> {
     `median ours    ${m('ours', 'rps').toFixed(0)} req/s  cpu ${m('ours', 'cpu').toFixed(4)} ms/req\n` +
       `median variant ${m('variant', 'rps').toFixed(0)} req/s  cpu ${m('variant', 'cpu').toFixed(4)} ms/req\n` +
       `ours/variant: cpu ${roundTo(m('ours', 'cpu') / m('variant', 'cpu'), 3)}x, req/s ${roundTo(m('ours', 'rps') / m('variant', 'rps'), 3)}x\n` +
-      `median of each round's ratio: cpu ${paired('cpu')}x, req/s ${paired('rps')}x`,
+      `median of each round's ratio: cpu ${paired('cpu')}x, req/s ${paired('rps')}x\n` +
+      `latency p50 / p99 ms: ours ${m('ours', 'p50').toFixed(2)} / ${m('ours', 'p99').toFixed(2)}, variant ${m('variant', 'p50').toFixed(2)} / ${m('variant', 'p99').toFixed(2)}`,
   );
+  if (withDirect) {
+    // Added over the fake in the same round, then the median over rounds (as peers' sequential added latency).
+    const added = (side: 'ours' | 'variant', p: 'p50' | 'p99') =>
+      roundTo(median(results[side][p].map((v, i) => v - (results.direct[p][i] ?? Number.NaN))), 2);
+    console.log(
+      `direct (the fake) p50 / p99 ${m('direct', 'p50').toFixed(2)} / ${m('direct', 'p99').toFixed(2)} ms; ` +
+        `added over it (median of the rounds): ours +${added('ours', 'p50')} / +${added('ours', 'p99')}, ` +
+        `variant +${added('variant', 'p50')} / +${added('variant', 'p99')}`,
+    );
+  }
   return 0;
 }
 
