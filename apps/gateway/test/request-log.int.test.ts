@@ -169,13 +169,18 @@ describe('request log', () => {
         return h.sql.query<T>(sql, params);
       },
     };
-    await insertRequestLog(watched, viaCopy);
+    const refused: unknown[] = [];
+    await insertRequestLog(watched, viaCopy, (err) => refused.push(err));
     expect(calls).toEqual(['copy']);
+    expect(refused).toEqual([]);
     await insertRequestLog(prismaSql(h.prisma), viaJson);
     // The retry of a batch whose first write committed: COPY refuses the duplicate, the JSON statement skips it.
     const fresh = row('copy-c');
-    await insertRequestLog(watched, [...viaCopy, fresh]);
+    await insertRequestLog(watched, [...viaCopy, fresh], (err) => refused.push(err));
     expect(calls).toEqual(['copy', 'copy', 'json']);
+    // The fallback is heard: a COPY refused on every batch would otherwise double each write unseen.
+    expect(refused).toHaveLength(1);
+    expect(String(refused[0])).toMatch(/duplicate key/);
     // NUL, which Postgres text cannot hold, is stored as U+FFFD (the JSON statement refuses it).
     const nul = { ...row('copy-nul'), error: 'a\u0000b' };
     await insertRequestLog(h.sql, [nul]);

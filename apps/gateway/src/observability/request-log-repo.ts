@@ -109,14 +109,25 @@ export function requestLogCopyText(rows: readonly RequestLogRow[]): string {
   return text;
 }
 
-export async function insertRequestLog(sql: RawSql, rows: RequestLogRow[]): Promise<void> {
+/**
+ * Writes the rows by COPY, else by the JSON statement. `onCopyRefused` hears
+ * each COPY that failed: a replayed batch now and then is expected, one on
+ * every batch (a schema that COPY no longer fits) doubles each write's work
+ * and must not go unseen.
+ */
+export async function insertRequestLog(
+  sql: RawSql,
+  rows: RequestLogRow[],
+  onCopyRefused?: (err: unknown) => void,
+): Promise<void> {
   if (sql.copyFrom) {
     try {
       await sql.copyFrom(COPY_REQUEST_LOG_SQL, requestLogCopyText(rows));
       return;
-    } catch {
+    } catch (err) {
       // A replayed row, or a value COPY refuses: the JSON statement decides (and
       // fails as before if Postgres is down).
+      onCopyRefused?.(err);
     }
   }
   await sql.query(INSERT_REQUEST_LOG_SQL, [JSON.stringify(rows)]);

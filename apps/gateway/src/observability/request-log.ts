@@ -74,7 +74,13 @@ export function createRequestLog(opts: {
   flushDelayMs?: number;
 }): RequestLog {
   const writer = createBatchWriter<RequestLogRow>({
-    write: (rows) => insertRequestLog(opts.sql, rows),
+    write: (rows) =>
+      insertRequestLog(opts.sql, rows, (err) =>
+        opts.logger.warn(
+          { err: err instanceof Error ? err.message : String(err), rows: rows.length },
+          'request log COPY refused; rows written by statement',
+        ),
+      ),
     maxDelayMs: opts.flushDelayMs ?? 1_000,
     maxBatch: 500,
     maxBuffered: 20_000,
