@@ -69,3 +69,26 @@ export function peerStores(usage: string): { databaseServerUrl: string; redisUrl
   if (!databaseServerUrl || !redisUrl) throw new Error(`set TEST_DATABASE_URL and TEST_REDIS_URL\n${usage}`);
   return { databaseServerUrl, redisUrl };
 }
+
+/** Whether an environment turns tracing on (the gateway's rule: service-kit `tracingRequested`). */
+function tracesWith(env: Record<string, string>): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
+  if (exporter === 'none') return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || exporter);
+}
+
+/**
+ * What ours and the variant add to their environments, and whether each
+ * traces. The variant inherits --gateway-env (then --variant-env), so tracing
+ * named there is on for both sides unless --variant-env turns it off
+ * (OTEL_SDK_DISABLED=true): session 15's "tracing on ours" runs were on vs on.
+ */
+export function sidesEnvText(ours: Record<string, string>, variant: Record<string, string>): string {
+  const text = (env: Record<string, string>) =>
+    Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ') || '(nothing)';
+  const tracing = (env: Record<string, string>) => (tracesWith(env) ? 'tracing ON' : 'tracing off');
+  return `ours adds ${text(ours)} [${tracing(ours)}]\nvariant adds ${text(variant)} [${tracing(variant)}]`;
+}

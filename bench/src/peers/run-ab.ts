@@ -4,7 +4,7 @@ import path from 'node:path';
 import { SERVER_KEYS } from '@platform/gateway/testing';
 import { runMain } from '../cli';
 import { runLoad } from '../load/run-load';
-import { parseEnvPairs, parsePeerCli, peerStores } from './cli';
+import { parseEnvPairs, parsePeerCli, peerStores, sidesEnvText } from './cli';
 import { cpuSplitMsOf, startOrClose } from './processes';
 import { median, roundTo } from './record';
 import { type OurGateway, startOurGateway, startUpstream } from './services';
@@ -27,7 +27,12 @@ const USAGE = `Usage: npm run ab -w @platform/bench -- --variant-script <path> [
   --direct           also run the OpenAI fake directly in every round, and print each
                      build's latency added over it (with --connections 1: a single caller's)
   --cpu-prof <dir>   profile ours (not the variant) into <dir>
-  --gateway-node-args, --gateway-env: as for peers (ours only)
+  --settle <ms>      after every run, pause <ms> (with --sink: until the sink has had no
+                     export for <ms>), so that work a run leaves behind (a traced side's
+                     last exports, the sink's share) does not fall into the next run's window
+  --sink <url>       the OTLP sink (bench/src/profile/otlp-sink.cjs), for --settle
+  --gateway-node-args, --gateway-env: as for peers (ours, and the variant too: the variant
+                     inherits them; turn tracing off there with --variant-env OTEL_SDK_DISABLED=true)
   --variant-node-args "<flags>"  the variant's node flags, after --gateway-node-args'
 Needs TEST_DATABASE_URL and TEST_REDIS_URL and a built apps/gateway/dist.`;
 
@@ -80,6 +85,8 @@ async function main(): Promise<number> {
       warmup: { type: 'string', default: '1' },
       connections: { type: 'string', default: '32' },
       direct: { type: 'boolean', default: false },
+      settle: { type: 'string', default: '0' },
+      sink: { type: 'string' },
     },
     USAGE,
   );
@@ -88,6 +95,15 @@ async function main(): Promise<number> {
   const kind = values.kind === 'stream' ? 'stream' : 'chat';
   const rounds = Number(values.rounds);
   const { databaseServerUrl, redisUrl } = peerStores(USAGE);
+  const variantEnv = { ...gatewayEnv, ...parseEnvPairs(values['variant-env']) };
+  console.log(sidesEnvText(gatewayEnv, variantEnv));
+  const settleMs = Number(values.settle);
+  const sinkUrl = values.sink;
+  const settle = async () => {
+    if (!(settleMs > 0)) return;
+    if (!sinkUrl) return new Promise((resolve) => setTimeout(resolve, settleMs));
+    await fetch(`${sinkUrl.replace(/\/$/, '')}/idle?ms=${settleMs}`).then((r) => r.text());
+  };
   const upstream = await startUpstream({});
   const ours = await startOrClose(
     startOurGateway(upstream, {
@@ -104,7 +120,7 @@ async function main(): Promise<number> {
       databaseServerUrl,
       redisUrl,
       nodeArgs: variantNodeArgs,
-      env: { ...gatewayEnv, ...parseEnvPairs(values['variant-env']) },
+      env: variantEnv,
       script: path.resolve(variantScript),
     }),
     [upstream, ours],
@@ -177,11 +193,13 @@ async function main(): Promise<number> {
           },
         );
         const cpuEnd = cpuSplitMsOf(pid);
+        const redisEnd = redisCounters(redisUrl);
+        const pgEnd = postgresCpuMs();
+        await settle();
         const perReq = (ms: number) => (r.requests > 0 ? ms / r.requests : 0);
         const sys = perReq(cpuEnd.system - cpuStart.system);
         const cpu = perReq(cpuEnd.user - cpuStart.user) + sys;
-        const redisEnd = redisCounters(redisUrl);
-        const pgCpu = perReq(postgresCpuMs() - pgStart);
+        const pgCpu = perReq(pgEnd - pgStart);
         const perRequest = (k: 'commands' | 'reads' | 'cpuMs') =>
           redisStart && redisEnd && r.requests > 0
             ? ((redisEnd[k] - redisStart[k]) / r.requests).toFixed(k === 'cpuMs' ? 3 : 2)

@@ -6,7 +6,7 @@ import { runLoad } from '../load/run-load';
 import type { LoadResult, LoadSpec } from '../load/types';
 import { describeMachine, type MachineInfo, readGitInfo } from '../report/machine';
 import { COLORS, type Panel, renderBarChart } from '../report/svg';
-import { parseEnvPairs, parsePeerCli, peerStores } from './cli';
+import { parseEnvPairs, parsePeerCli, peerStores, sidesEnvText } from './cli';
 import {
   cpuMsOf,
   memoryMbOf,
@@ -38,7 +38,9 @@ const USAGE = `Usage: npm run peers -w @platform/bench -- [options]
   --gateway-node-args "<flags>"  extra node flags for our gateway (after the Dockerfile's)
   --gateway-env "NAME=value ..."  added to our gateway's environment (e.g. WORKERS=1)
   --variant-env "NAME=value ..."  also run a second instance of ours with these added (e.g.
-                     WORKERS=1), measured in the same alternating rounds as "ours (variant)"
+                     WORKERS=1), measured in the same alternating rounds as "ours (variant)";
+                     the variant inherits --gateway-env first (turn tracing named there off
+                     for the variant with OTEL_SDK_DISABLED=true)
   --variant-script <path>  run the second instance from this built entry instead (e.g. the
                      commit before, its apps/gateway/dist copied to apps/gateway/dist-before):
                      two builds in the same alternating rounds; src/peers/floor-relay.js runs
@@ -433,6 +435,8 @@ function chartOf(r: PeersRecord): string {
 async function main(): Promise<number> {
   const { settings, cpuProfArgs, gatewayNodeArgs, gatewayEnv, record: shouldRecord } = parseCli();
   const { databaseServerUrl, redisUrl } = peerStores(USAGE);
+  if (settings.variantEnv || settings.variantScript)
+    console.log(sidesEnvText(gatewayEnv, { ...gatewayEnv, ...settings.variantEnv }));
   const loadAtStart = round2(os.loadavg()[0] ?? 0);
   const startedAt = new Date().toISOString();
   const upstream = await startUpstream({});
