@@ -1,5 +1,6 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -61,7 +62,27 @@ async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Starts `node <script>` (plain Node, no tsx) with exactly `env` plus PATH. */
+/**
+ * A copy of the node binary for one service, removed by `remove()`. Pages of a
+ * file are shared by every process that maps it: run from the bench's own
+ * binary, a service would share the binary's resident pages (~50 MB) with the
+ * bench's runner, the fake, the stream client and the other targets, and its
+ * PSS would read lower than in its own container. From its own copy (another
+ * inode, its own page-cache pages) they are shared only within its process
+ * tree, as in production.
+ */
+function ownNodeBinary(name: string): { path: string; remove(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), `bench-node-${name}-`));
+  const binary = path.join(dir, 'node');
+  copyFileSync(process.execPath, binary);
+  chmodSync(binary, 0o755);
+  return { path: binary, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Starts `node <script>` (plain Node, no tsx) with exactly `env` plus PATH,
+ * from its own copy of the node binary (see ownNodeBinary).
+ */
 export async function startNodeService(opts: {
   name: string;
   script: string;
@@ -71,20 +92,25 @@ export async function startNodeService(opts: {
   readyPath: string;
   nodeArgs?: string[];
 }): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.script, ...(opts.args ?? [])], {
+  const binary = ownNodeBinary(opts.name);
+  const child = spawn(binary.path, [...(opts.nodeArgs ?? []), opts.script, ...(opts.args ?? [])], {
     env: { PATH: process.env.PATH ?? '', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = countOutput(child);
   const url = `http://127.0.0.1:${opts.port}`;
+  const close = async () => {
+    await stop(child);
+    binary.remove();
+  };
   try {
     await waitForHttp(`${url}${opts.readyPath}`, child);
   } catch (err) {
-    await stop(child);
+    await close();
     throw new Error(`${opts.name} did not start: ${(err as Error).message}\n${output.samples.join('')}`);
   }
   if (child.pid === undefined) throw new Error(`${opts.name}: no pid`);
-  return { name: opts.name, url, pid: child.pid, output, close: () => stop(child) };
+  return { name: opts.name, url, pid: child.pid, output, close };
 }
 
 /**
@@ -103,18 +129,30 @@ export async function startOrClose<T>(
   }
 }
 
-/** Forks a TypeScript entry of the bench (inherits tsx's loader) that reports `{ url }` over IPC. */
+/**
+ * Forks a TypeScript entry of the bench (inherits tsx's loader) that reports
+ * `{ url }` over IPC, from its own copy of the node binary (its PSS, like a
+ * service's, then shares the binary's pages with no other process).
+ */
 export async function forkBenchChild<T extends { url: string }>(
   entry: string,
   args: string[],
 ): Promise<{ info: T; pid: number; child: ChildProcess; close(): Promise<void> }> {
-  const child = fork(entry, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const binary = ownNodeBinary(path.basename(entry, '.ts'));
+  const child = fork(entry, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execPath: binary.path });
+  const close = async () => {
+    await stop(child);
+    binary.remove();
+  };
   const info = await new Promise<T>((resolve, reject) => {
     child.once('message', (m) => resolve(m as T));
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${code} before it was ready`)));
+  }).catch(async (err) => {
+    binary.remove();
+    throw err;
   });
   if (child.pid === undefined) throw new Error(`${entry}: no pid`);
-  return { info, pid: child.pid, child, close: () => stop(child) };
+  return { info, pid: child.pid, child, close };
 }
 
 function statFields(pid: number): string[] | null {
@@ -170,10 +208,53 @@ export function cpuSplitMsOf(pid: number): { user: number; system: number } {
   return { user: user * 10, system: system * 10 };
 }
 
-/** Current and peak resident memory in MB (VmRSS, VmHWM) of a process and its live children, summed, from /proc. */
-export function memoryMbOf(pid: number, tree = processTreeOf(pid)): { rss: number; peak: number } {
+/**
+ * The fields of a /proc/<pid>/smaps_rollup text in kB (`Rss`, `Pss`,
+ * `Pss_Anon`, `Pss_File`, ...); empty when the text has none.
+ */
+export function parseSmapsRollupKb(text: string): Record<string, number> {
+  const fields: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    const colon = line.indexOf(':');
+    if (colon <= 0 || !line.endsWith(' kB')) continue;
+    const value = Number(line.slice(colon + 1, -3).trim());
+    if (Number.isFinite(value)) fields[line.slice(0, colon)] = value;
+  }
+  return fields;
+}
+
+/**
+ * Proportional set size in kB of one process (`Pss:` of /proc/<pid>/smaps_rollup):
+ * its private pages plus each shared page divided by the number of processes
+ * mapping it. Null when it cannot be read (the process ended, not Linux, or a
+ * kernel before 4.14).
+ */
+export function pssKbOf(pid: number): number | null {
+  try {
+    return parseSmapsRollupKb(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')).Pss ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Memory of a process tree in MB, summed over its live processes, from /proc:
+ * `rss` (VmRSS) and `peak` (VmHWM, each process's own high-water mark) count
+ * every page a process maps, so pages the processes share (the node binary's,
+ * ~50 MB per process) are counted once per process, as a naive `ps` sum does;
+ * `pss` (smaps_rollup `Pss`) splits each shared page among the processes
+ * mapping it, so the sum is what the tree costs the machine. `pss` is null when
+ * it cannot be read (not Linux), and skipped (null) with `{ pss: false }`:
+ * reading it walks the page tables, dearer than VmRSS.
+ */
+export function memoryMbOf(
+  pid: number,
+  tree = processTreeOf(pid),
+  opts: { pss?: boolean } = {},
+): { rss: number; peak: number; pss: number | null } {
   let rssKb = 0;
   let peakKb = 0;
+  let pssKb: number | null = opts.pss === false ? null : 0;
   for (const member of tree) {
     try {
       const status = readFileSync(`/proc/${member}/status`, 'utf8');
@@ -182,28 +263,56 @@ export function memoryMbOf(pid: number, tree = processTreeOf(pid)): { rss: numbe
       peakKb += kb('VmHWM');
     } catch {
       // The process ended between the listing and the read.
+      continue;
     }
+    if (pssKb === null) continue;
+    const pss = pssKbOf(member);
+    pssKb = pss === null ? null : pssKb + pss;
   }
-  return { rss: Math.round(rssKb / 1024), peak: Math.round(peakKb / 1024) };
+  return {
+    rss: Math.round(rssKb / 1024),
+    peak: Math.round(peakKb / 1024),
+    pss: pssKb === null ? null : Math.round(pssKb / 1024),
+  };
 }
 
-/** Samples the RSS of a process and its children (summed) every `everyMs` until stopped; returns the highest sample. */
-export function sampleRss(pid: number, everyMs = 50): { stop(): number } {
-  let max = 0;
+/**
+ * Samples the memory of a process and its children (summed) until stopped and
+ * returns the highest samples: RSS every `everyMs`, PSS every `pssEveryMs` (its
+ * read walks every page table of the tree; a peak between two PSS samples is
+ * missed, so the PSS peak can read a little low). `pss` is null off Linux.
+ */
+export function sampleRss(
+  pid: number,
+  everyMs = 50,
+  pssEveryMs = 250,
+): { stop(): { rss: number; pss: number | null } } {
+  let rss = 0;
+  let pss: number | null = 0;
   // Listing /proc is the expensive part: the tree is refreshed once a second, the RSS read every tick.
   let tree = processTreeOf(pid);
   let listedAt = Date.now();
+  let pssAt = 0;
+  const sample = (withPss: boolean) => {
+    const now = memoryMbOf(pid, tree, { pss: withPss });
+    rss = Math.max(rss, now.rss);
+    if (withPss) pss = now.pss === null || pss === null ? null : Math.max(pss, now.pss);
+  };
   const timer = setInterval(() => {
     if (Date.now() - listedAt > 1000) {
       tree = processTreeOf(pid);
       listedAt = Date.now();
     }
-    max = Math.max(max, memoryMbOf(pid, tree).rss);
+    const withPss = pss !== null && Date.now() - pssAt >= pssEveryMs;
+    if (withPss) pssAt = Date.now();
+    sample(withPss);
   }, everyMs);
   return {
     stop() {
       clearInterval(timer);
-      return Math.max(max, memoryMbOf(pid).rss);
+      tree = processTreeOf(pid);
+      sample(pss !== null);
+      return { rss, pss };
     },
   };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runMain } from '../cli';
 import { parseEnvPairs, parsePeerCli, peerStores } from './cli';
-import { processTreeOf, REPO_ROOT, startOrClose } from './processes';
+import { processTreeOf, pssKbOf, REPO_ROOT, startOrClose } from './processes';
 import { median } from './record';
 import { type OurGateway, startOurGateway, startUpstream } from './services';
 
@@ -30,6 +30,14 @@ type Reading = {
   workersMb: number[];
   primaryMb: number | null;
   treeMb: number;
+  /**
+   * PSS (smaps_rollup `Pss`) of the same processes, MB: the pages they share
+   * (the node binary's) split among them, so the tree's sum is what it costs
+   * the machine, where the RSS sum counts those pages once per process. Null off Linux.
+   */
+  workersPssMb: Array<number | null>;
+  primaryPssMb: number | null;
+  treePssMb: number | null;
   /** The first worker's RSS before the GC (what it holds idle on its own), MB. */
   beforeGcMb: number;
   /** process.memoryUsage() of the first worker after GC, MB. */
@@ -76,7 +84,17 @@ async function readTree(gateway: OurGateway, dir: string, idleSec: number): Prom
         },
     );
   const first = reports[0];
+  const pss = (pid: number) => {
+    const kb = pssKbOf(pid);
+    return kb === null ? null : mb(kb * 1024);
+  };
+  const pssKbs = tree.map(pssKbOf);
   return {
+    workersPssMb: workers.map(pss),
+    primaryPssMb: tree.length > 1 ? pss(gateway.pid) : null,
+    treePssMb: pssKbs.some((kb) => kb === null)
+      ? null
+      : mb(pssKbs.reduce<number>((sum, kb) => sum + (kb ?? 0), 0) * 1024),
     workersMb: workers.map((pid) => mb(rssKb(pid) * 1024)),
     primaryMb: tree.length > 1 ? mb(rssKb(gateway.pid) * 1024) : null,
     treeMb: mb(tree.reduce((sum, pid) => sum + rssKb(pid), 0) * 1024),
@@ -171,7 +189,7 @@ async function main(): Promise<number> {
           const chat = await readTree(gateway, dir, Number(values.idle));
           readings.set(side.label, [...(readings.get(side.label) ?? []), { fresh, chat }]);
           console.error(
-            `round ${round + 1} ${side.label}: fresh workers ${fresh.workersMb.join(', ')} MB (primary ${fresh.primaryMb}), after chat ${chat.workersMb.join(', ')} MB`,
+            `round ${round + 1} ${side.label}: fresh workers ${fresh.workersMb.join(', ')} MB (primary ${fresh.primaryMb}; PSS tree ${fresh.treePssMb}), after chat ${chat.workersMb.join(', ')} MB (PSS tree ${chat.treePssMb})`,
           );
         } finally {
           await gateway.close();
@@ -190,21 +208,26 @@ function markdownOf(
   modules: boolean,
 ): string {
   const lines = [
-    '| build | phase | RSS per worker (MB) | before GC (MB) | primary (MB) | tree (MB) | heap used / total (MB) | young gen. (MB) | external (MB) |',
-    '|---|---|--:|--:|--:|--:|--:|--:|--:|',
+    '| build | phase | RSS per worker (MB) | before GC (MB) | primary (MB) | tree (MB) | PSS per worker / primary / tree (MB) | heap used / total (MB) | young gen. (MB) | external (MB) |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const [label, runs] of readings) {
     for (const phase of ['fresh', 'chat'] as const) {
       const of = (pick: (r: Reading) => number) =>
         Math.round(median(runs.map((r) => pick(r[phase]))) * 10) / 10;
+      /** The median of a PSS reading, or a dash when a round has none (off Linux). */
+      const ofPss = (pick: (r: Reading) => number | null) =>
+        runs.some((r) => pick(r[phase]) === null) ? '–' : of((r) => pick(r) ?? 0);
+      const workerPss = (r: Reading) =>
+        r.workersPssMb.some((v) => v === null) ? null : median(r.workersPssMb as number[]);
       lines.push(
-        `| ${label} | ${phase === 'fresh' ? 'fresh, idle' : 'after chat, idle'} | ${of((r) => median(r.workersMb))} | ${of((r) => r.beforeGcMb)} | ${of((r) => r.primaryMb ?? 0) || '–'} | ${of((r) => r.treeMb)} | ${of((r) => r.heapUsedMb)} / ${of((r) => r.heapTotalMb)} | ${of((r) => r.newSpaceMb)} | ${of((r) => r.externalMb)} |`,
+        `| ${label} | ${phase === 'fresh' ? 'fresh, idle' : 'after chat, idle'} | ${of((r) => median(r.workersMb))} | ${of((r) => r.beforeGcMb)} | ${of((r) => r.primaryMb ?? 0) || '–'} | ${of((r) => r.treeMb)} | ${ofPss(workerPss)} / ${ofPss((r) => r.primaryPssMb) || '–'} / ${ofPss((r) => r.treePssMb)} | ${of((r) => r.heapUsedMb)} / ${of((r) => r.heapTotalMb)} | ${of((r) => r.newSpaceMb)} | ${of((r) => r.externalMb)} |`,
       );
     }
   }
   lines.push(
     '',
-    `Medians of ${[...readings.values()][0]?.length ?? 0} rounds; RSS from /proc after a last-resort GC in each process (before GC: the first worker's RSS as it was after the idle seconds).`,
+    `Medians of ${[...readings.values()][0]?.length ?? 0} rounds; RSS (VmRSS) and PSS (smaps_rollup \`Pss\`) from /proc after a last-resort GC in each process (before GC: the first worker's RSS as it was after the idle seconds). The RSS sum counts the pages the processes share (the node binary's, ~50 MB each) once per process; PSS splits them among the processes (each build runs from its own copy of the binary, so it shares them only within its tree): the tree's PSS is what it costs the machine.`,
   );
   if (modules)
     for (const [label, runs] of readings)

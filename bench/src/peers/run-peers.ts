@@ -13,6 +13,7 @@ import {
   processTreeOf,
   REPO_ROOT,
   type ServiceProcess,
+  sampleRss,
   startOrClose,
 } from './processes';
 import { gatewaySettingsText, median, printOrRecord, round2, roundTo } from './record';
@@ -107,8 +108,25 @@ export type PeersRecord = {
     idleRssPerWorkerMb?: number[];
     variantIdleRssMb?: number;
     variantIdleRssPerWorkerMb?: number[];
+    /**
+     * PSS (smaps_rollup `Pss`; null off Linux; absent in older records): the
+     * same readings with the pages the processes share (the node binary's)
+     * split among them, i.e. what the tree costs the machine. The peak is the
+     * highest of samples taken once a second from the warm-up to the end.
+     */
+    peakPssMb?: number | null;
+    variantPeakPssMb?: number | null;
+    idlePssMb?: number | null;
+    idlePssPerWorkerMb?: Array<number | null>;
+    variantIdlePssMb?: number | null;
+    variantIdlePssPerWorkerMb?: Array<number | null>;
   };
-  portkey: { peakRssMb: number; idleRssMb?: number } | null;
+  portkey: {
+    peakRssMb: number;
+    idleRssMb?: number;
+    peakPssMb?: number | null;
+    idlePssMb?: number | null;
+  } | null;
   problems: string[];
 };
 
@@ -116,11 +134,25 @@ const MESSAGES = [{ role: 'user', content: 'Say hello to the benchmark.' }];
 /** Seconds every target idles after the preflight before its resident memory is read (V8's memory reducer runs after ~8 s). */
 const IDLE_SEC = 10;
 
-/** RSS in MB of a process tree, and of each process under its primary (a worker; the process itself when it is alone). */
-function idleMemoryOf(pid: number): { tree: number; perWorker: number[] } {
+type IdleMemory = {
+  tree: number;
+  perWorker: number[];
+  treePss: number | null;
+  perWorkerPss: Array<number | null>;
+};
+
+/** RSS and PSS in MB of a process tree, and of each process under its primary (a worker; the process itself when it is alone). */
+function idleMemoryOf(pid: number): IdleMemory {
   const tree = processTreeOf(pid);
   const workers = tree.length > 1 ? tree.slice(1) : tree;
-  return { tree: memoryMbOf(pid, tree).rss, perWorker: workers.map((w) => memoryMbOf(w, [w]).rss) };
+  const all = memoryMbOf(pid, tree);
+  const each = workers.map((w) => memoryMbOf(w, [w]));
+  return {
+    tree: all.rss,
+    perWorker: each.map((m) => m.rss),
+    treePss: all.pss,
+    perWorkerPss: each.map((m) => m.pss),
+  };
 }
 
 /** Seconds of unmeasured load on every target before the first round. */
@@ -324,6 +356,9 @@ function markdownOf(r: PeersRecord, files: { json: string; svg: string } | null)
     r.ours.idleRssMb !== undefined
       ? `Resident memory idle (${IDLE_SEC} s after the preflight, before any load): ours ${r.ours.idleRssMb} MB (per worker ${r.ours.idleRssPerWorkerMb?.join(', ')})${r.ours.variantIdleRssMb !== undefined ? `, ${variantLabel} ${r.ours.variantIdleRssMb} MB (per worker ${r.ours.variantIdleRssPerWorkerMb?.join(', ')})` : ''}${r.portkey?.idleRssMb !== undefined ? `, Portkey ${r.portkey.idleRssMb} MB` : ''}.`
       : '',
+    r.ours.idlePssMb !== undefined
+      ? `PSS (shared pages, the node binary's, split among a tree's processes: what each tree costs the machine; the RSS sums above count them once per process): idle ours ${r.ours.idlePssMb ?? '–'} MB (per worker ${r.ours.idlePssPerWorkerMb?.map((v) => v ?? '–').join(', ')})${r.ours.variantIdlePssMb !== undefined ? `, ${variantLabel} ${r.ours.variantIdlePssMb ?? '–'} MB` : ''}${r.portkey?.idlePssMb !== undefined ? `, Portkey ${r.portkey.idlePssMb ?? '–'} MB` : ''}; peak (sampled once a second) ours ${r.ours.peakPssMb ?? '–'} MB${r.ours.variantPeakPssMb !== undefined ? `, ${variantLabel} ${r.ours.variantPeakPssMb ?? '–'} MB` : ''}${r.portkey?.peakPssMb !== undefined ? `, Portkey ${r.portkey.peakPssMb ?? '–'} MB` : ''}.`
+      : '',
     `Preflight: ${Object.entries(r.preflight)
       .map(
         ([k, v]) =>
@@ -475,7 +510,10 @@ async function main(): Promise<number> {
   const preflightResults: PeersRecord['preflight'] = {};
   let oursRequests = 0;
   const peaks = { ours: 0, portkey: 0, variant: 0 };
-  const idle: Partial<Record<'ours' | 'portkey' | 'variant', { tree: number; perWorker: number[] }>> = {};
+  const idle: Partial<Record<'ours' | 'portkey' | 'variant', IdleMemory>> = {};
+  /** PSS has no high-water mark: each tree sampled once a second from the warm-up on (RSS peaks are VmHWM). */
+  const pssSamplers: Partial<Record<'ours' | 'portkey' | 'variant', ReturnType<typeof sampleRss>>> = {};
+  const peakPss: Partial<Record<'ours' | 'portkey' | 'variant', number | null>> = {};
   let postgresVersion: string | null = null;
   // Set after the warm-up: only the measured rounds' requests are counted against their lines.
   let linesBefore = ours.output.lines;
@@ -498,6 +536,9 @@ async function main(): Promise<number> {
     idle.ours = idleMemoryOf(ours.pid);
     idle.portkey = idleMemoryOf(portkey.pid);
     if (variant) idle.variant = idleMemoryOf(variant.pid);
+    pssSamplers.ours = sampleRss(ours.pid, 1000, 1000);
+    pssSamplers.portkey = sampleRss(portkey.pid, 1000, 1000);
+    if (variant) pssSamplers.variant = sampleRss(variant.pid, 1000, 1000);
     const streamTargets: TargetName[] = preflightResults['portkey stream']?.ok
       ? ['direct', 'portkey', ...gateways]
       : ['direct', ...gateways];
@@ -556,6 +597,8 @@ async function main(): Promise<number> {
       }
     }
   } finally {
+    for (const [name, sampler] of Object.entries(pssSamplers))
+      peakPss[name as keyof typeof pssSamplers] = sampler.stop().pss;
     peaks.ours = memoryMbOf(ours.pid).peak;
     peaks.portkey = memoryMbOf(portkey.pid).peak;
     if (variant) peaks.variant = memoryMbOf(variant.pid).peak;
@@ -622,8 +665,18 @@ async function main(): Promise<number> {
       ...(idle.variant
         ? { variantIdleRssMb: idle.variant.tree, variantIdleRssPerWorkerMb: idle.variant.perWorker }
         : {}),
+      ...('ours' in peakPss ? { peakPssMb: peakPss.ours } : {}),
+      ...('variant' in peakPss ? { variantPeakPssMb: peakPss.variant } : {}),
+      ...(idle.ours ? { idlePssMb: idle.ours.treePss, idlePssPerWorkerMb: idle.ours.perWorkerPss } : {}),
+      ...(idle.variant
+        ? { variantIdlePssMb: idle.variant.treePss, variantIdlePssPerWorkerMb: idle.variant.perWorkerPss }
+        : {}),
     },
-    portkey: { peakRssMb: peaks.portkey, ...(idle.portkey ? { idleRssMb: idle.portkey.tree } : {}) },
+    portkey: {
+      peakRssMb: peaks.portkey,
+      ...(idle.portkey ? { idleRssMb: idle.portkey.tree, idlePssMb: idle.portkey.treePss } : {}),
+      ...('portkey' in peakPss ? { peakPssMb: peakPss.portkey } : {}),
+    },
     problems,
   };
   if (problems.length > 0) {

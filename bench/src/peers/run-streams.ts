@@ -68,6 +68,13 @@ export type StreamRun = StreamClientResult & {
    * or for direct the upstream fake's (a bare Node server holding the same streams).
    */
   peakRssMb: number;
+  /**
+   * Highest PSS of the same tree, sampled every 250 ms (smaps_rollup `Pss`):
+   * shared pages (the node binary's) split among the processes mapping them,
+   * i.e. what the tree costs the machine; null off Linux. Absent in records
+   * before it was added.
+   */
+  peakPssMb?: number | null;
   /** Ours, the variant and the floor: event-loop delay during the run from /metrics (prom-client, reset at each scrape), ms; Portkey has none. */
   eventLoopDelayMs: { p50: number; p99: number; max: number } | null;
 };
@@ -86,6 +93,7 @@ type Side = {
 /** A gateway other than ours, beside ours (same fields as ours, and what it added over direct). */
 type OtherSide = Side & {
   peakRssMb: number;
+  peakPssMb: number | null;
   loopDelayP99Ms?: number;
   loopDelayMaxMs?: number;
   added: { ttfcP50: number; chunkDelayP50: number; chunkDelayP99: number };
@@ -96,9 +104,11 @@ type Comparison = {
   direct: Side & {
     /** The upstream fake's peak RSS while serving the streams directly. */
     upstreamPeakRssMb: number;
+    upstreamPeakPssMb: number | null;
   };
   ours: Side & {
     peakRssMb: number;
+    peakPssMb: number | null;
     loopDelayP99Ms: number;
     loopDelayMaxMs: number;
   };
@@ -148,13 +158,20 @@ export type StreamsRecord = {
   };
   runs: StreamRun[];
   comparisons: Comparison[];
-  ours: { idleRssMb: number; peakRssMbProcess: number; errorLines: number };
-  /** The second instance of ours: RSS after the warm-up, summed VmHWM at the end, error log lines. */
-  variant?: { label: string; idleRssMb: number; peakRssMbProcess: number; errorLines: number };
-  /** Portkey: its version, RSS after the warm-up, and why it was left out of the rounds if it was. */
-  portkey?: { version: string; idleRssMb: number; failed?: string };
-  /** With --floor: the floor relay's RSS after the warm-up. */
-  floor?: { idleRssMb: number };
+  /** RSS and PSS (null off Linux; absent in older records) after the warm-up, summed VmHWM at the end, error log lines. */
+  ours: { idleRssMb: number; idlePssMb?: number | null; peakRssMbProcess: number; errorLines: number };
+  /** The second instance of ours: the same as ours'. */
+  variant?: {
+    label: string;
+    idleRssMb: number;
+    idlePssMb?: number | null;
+    peakRssMbProcess: number;
+    errorLines: number;
+  };
+  /** Portkey: its version, RSS and PSS after the warm-up, and why it was left out of the rounds if it was. */
+  portkey?: { version: string; idleRssMb: number; idlePssMb?: number | null; failed?: string };
+  /** With --floor: the floor relay's RSS and PSS after the warm-up. */
+  floor?: { idleRssMb: number; idlePssMb?: number | null };
   problems: string[];
 };
 
@@ -267,9 +284,15 @@ function compare(runs: StreamRun[], n: number): Comparison {
     transitP99: med(t, (r) => r.chunkTransitMs.p99),
     completed: Math.min(...of(t).map((r) => r.completed)),
   });
+  /** The highest PSS of a target's runs; null when a run has none (off Linux, or an older record). */
+  const peakPss = (t: Target) => {
+    const values = of(t).map((r) => r.peakPssMb);
+    return values.some((v) => v === null || v === undefined) ? null : Math.max(...(values as number[]));
+  };
   const direct = {
     ...side('direct'),
     upstreamPeakRssMb: Math.max(...of('direct').map((r) => r.peakRssMb ?? 0)),
+    upstreamPeakPssMb: peakPss('direct'),
   };
   /** A gateway's side: its streams, peak RSS (whole process tree) and event-loop delay (when it has /metrics). */
   const gatewaySide = (t: GatewayTarget) => {
@@ -279,7 +302,12 @@ function compare(runs: StreamRun[], n: number): Comparison {
           loopDelayMaxMs: Math.max(...of(t).map((r) => r.eventLoopDelayMs?.max ?? 0)),
         }
       : {};
-    return { ...side(t), peakRssMb: Math.max(...of(t).map((r) => r.peakRssMb ?? 0)), ...loop };
+    return {
+      ...side(t),
+      peakRssMb: Math.max(...of(t).map((r) => r.peakRssMb ?? 0)),
+      peakPssMb: peakPss(t),
+      ...loop,
+    };
   };
   /** What a gateway added over direct: TTFC and each chunk's transit. */
   const addedOver = (g: Side) => ({
@@ -341,24 +369,27 @@ function commitOf(file: string): string | undefined {
   }
 }
 
+/** A number, or a dash when there is none (PSS off Linux or in an older record; a target without /metrics). */
+const dash = (v: number | null | undefined) => (v === undefined || v === null ? '–' : String(v));
+
 function markdownOf(r: StreamsRecord, files: { json: string; svg: string } | null): string {
   const m = r.machine;
   const lines = [
     `## Stream capacity: ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${r.git.sha}${r.git.dirtyFiles.length ? ` + ${r.git.dirtyFiles.length} uncommitted files` : ''}`,
     '',
     `Node ${m.node}, ${m.cpuModel}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}; Postgres ${m.postgres.version}, Redis real; load average ${m.loadAverage.start} -> ${m.loadAverage.end}.`,
-    `N streams opened at once by an undici client in its own process; the OpenAI fake (own process) sends ${r.settings.chunks} content chunks ${r.settings.intervalMs} ms apart; ours = \`node ${PRODUCTION_NODE_ARGS.join(' ')} ${r.settings.gatewayScript ? path.relative(process.cwd(), r.settings.gatewayScript) : 'apps/gateway/dist/main.js'}\` (the Dockerfile's flags), \`NODE_ENV=production\`, ${gatewaySettingsText(r.settings.gateway)}, Postgres, Redis, API key, limits and usage on.${othersText(r)} ${r.settings.rounds} alternating rounds, medians. TTFC = request start to first content chunk; chunk transit = arrival − the moment the upstream wrote the chunk (its monotonic-clock stamp), so "added per-chunk delay" is what each chunk gained through the gateway; chunk lateness = arrival − start − k × ${r.settings.intervalMs} ms for chunk k (it also carries the time to open the stream); "added" = ours − direct. Loop delay from ours' /metrics (prom-client), RSS of each target's whole process tree (a primary and its workers, summed) sampled every 50 ms.${files ? ` Files: [${files.json}](${files.json}), chart [${files.svg}](${files.svg}).` : ''}`,
+    `N streams opened at once by an undici client in its own process; the OpenAI fake (own process) sends ${r.settings.chunks} content chunks ${r.settings.intervalMs} ms apart; ours = \`node ${PRODUCTION_NODE_ARGS.join(' ')} ${r.settings.gatewayScript ? path.relative(process.cwd(), r.settings.gatewayScript) : 'apps/gateway/dist/main.js'}\` (the Dockerfile's flags), \`NODE_ENV=production\`, ${gatewaySettingsText(r.settings.gateway)}, Postgres, Redis, API key, limits and usage on.${othersText(r)} ${r.settings.rounds} alternating rounds, medians. TTFC = request start to first content chunk; chunk transit = arrival − the moment the upstream wrote the chunk (its monotonic-clock stamp), so "added per-chunk delay" is what each chunk gained through the gateway; chunk lateness = arrival − start − k × ${r.settings.intervalMs} ms for chunk k (it also carries the time to open the stream); "added" = ours − direct. Loop delay from ours' /metrics (prom-client), RSS of each target's whole process tree (a primary and its workers, summed) sampled every 50 ms, its PSS every 250 ms (RSS counts the pages the processes share, the node binary's ~50 MB, once per process; PSS splits them among the processes, so it is what the tree costs the machine; each gateway runs from its own copy of the node binary, so it shares those pages only within its tree).${files ? ` Files: [${files.json}](${files.json}), chart [${files.svg}](${files.svg}).` : ''}`,
     '',
     files ? `![stream capacity chart](${files.svg})\n` : '',
-    '| streams | completed direct / ours | TTFC p50 direct / ours | added TTFC p50 | chunk transit p99 direct / ours | added per-chunk delay p50 / p99 | added lateness p50 / p99 | ours peak RSS MB (the fake, direct) | ours loop delay p99 / max ms |',
+    '| streams | completed direct / ours | TTFC p50 direct / ours | added TTFC p50 | chunk transit p99 direct / ours | added per-chunk delay p50 / p99 | added lateness p50 / p99 | ours peak RSS / PSS MB (the fake, direct) | ours loop delay p99 / max ms |',
     '|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     ...r.comparisons.map(
       (c) =>
-        `| ${c.streams} | ${c.direct.completed} / ${c.ours.completed} | ${c.direct.ttfcP50} / ${c.ours.ttfcP50} | **${c.added.ttfcP50}** | ${c.direct.transitP99} / ${c.ours.transitP99} | ${c.added.chunkDelayP50} / **${c.added.chunkDelayP99}** | ${c.added.latenessP50} / ${c.added.latenessP99} | **${c.ours.peakRssMb}** (${c.direct.upstreamPeakRssMb}) | ${c.ours.loopDelayP99Ms} / ${c.ours.loopDelayMaxMs} |`,
+        `| ${c.streams} | ${c.direct.completed} / ${c.ours.completed} | ${c.direct.ttfcP50} / ${c.ours.ttfcP50} | **${c.added.ttfcP50}** | ${c.direct.transitP99} / ${c.ours.transitP99} | ${c.added.chunkDelayP50} / **${c.added.chunkDelayP99}** | ${c.added.latenessP50} / ${c.added.latenessP99} | **${c.ours.peakRssMb}** / **${dash(c.ours.peakPssMb)}** (${c.direct.upstreamPeakRssMb} / ${dash(c.direct.upstreamPeakPssMb)}) | ${c.ours.loopDelayP99Ms} / ${c.ours.loopDelayMaxMs} |`,
     ),
     '',
     ...besideMarkdown(r),
-    `Targets at 2,000 streams: added per-chunk delay p99 ≤ 50 ms, added TTFC p50 ≤ 200 ms, peak RSS ≤ 250 MB. Ours idle RSS ${r.ours.idleRssMb} MB, process peak (VmHWM) ${r.ours.peakRssMbProcess} MB, ${r.ours.errorLines} error log lines.${r.variant ? ` ${r.variant.label}: idle RSS ${r.variant.idleRssMb} MB, VmHWM ${r.variant.peakRssMbProcess} MB, ${r.variant.errorLines} error log lines.` : ''}${r.portkey && !r.portkey.failed ? ` Portkey idle RSS ${r.portkey.idleRssMb} MB.` : ''}`,
+    `Targets at 2,000 streams: added per-chunk delay p99 ≤ 50 ms, added TTFC p50 ≤ 200 ms, peak RSS ≤ 250 MB. Ours idle RSS / PSS ${r.ours.idleRssMb} / ${dash(r.ours.idlePssMb)} MB, process peak (VmHWM) ${r.ours.peakRssMbProcess} MB, ${r.ours.errorLines} error log lines.${r.variant ? ` ${r.variant.label}: idle RSS / PSS ${r.variant.idleRssMb} / ${dash(r.variant.idlePssMb)} MB, VmHWM ${r.variant.peakRssMbProcess} MB, ${r.variant.errorLines} error log lines.` : ''}${r.portkey && !r.portkey.failed ? ` Portkey idle RSS / PSS ${r.portkey.idleRssMb} / ${dash(r.portkey.idlePssMb)} MB.` : ''}`,
     r.problems.length ? `Problems: ${r.problems.join('; ')}.` : '',
     '',
   ];
@@ -391,19 +422,18 @@ function besideMarkdown(r: StreamsRecord): string[] {
   const present = OTHERS.filter((t) => r.comparisons.some((c) => c[t]));
   const failedPortkey = r.portkey?.failed;
   if (present.length === 0 && !failedPortkey) return [];
-  const dash = (v: number | undefined) => (v === undefined ? '–' : String(v));
   return [
-    `Side by side, the same rounds (added = the target − direct; peak RSS of the target's whole process tree):`,
+    `Side by side, the same rounds (added = the target − direct; peak RSS and PSS of the target's whole process tree):`,
     '',
-    '| streams | target | completed | TTFC p50 | added TTFC p50 | added per-chunk delay p50 / p99 | peak RSS MB | loop delay p99 / max ms |',
+    '| streams | target | completed | TTFC p50 | added TTFC p50 | added per-chunk delay p50 / p99 | peak RSS / PSS MB | loop delay p99 / max ms |',
     '|--:|---|--:|--:|--:|--:|--:|--:|',
     ...r.comparisons.flatMap((c) => [
-      `| ${c.streams} | ours | ${c.ours.completed} | ${c.ours.ttfcP50} | ${c.added.ttfcP50} | ${c.added.chunkDelayP50} / **${c.added.chunkDelayP99}** | **${c.ours.peakRssMb}** | ${c.ours.loopDelayP99Ms} / ${c.ours.loopDelayMaxMs} |`,
+      `| ${c.streams} | ours | ${c.ours.completed} | ${c.ours.ttfcP50} | ${c.added.ttfcP50} | ${c.added.chunkDelayP50} / **${c.added.chunkDelayP99}** | **${c.ours.peakRssMb}** / **${dash(c.ours.peakPssMb)}** | ${c.ours.loopDelayP99Ms} / ${c.ours.loopDelayMaxMs} |`,
       ...OTHERS.flatMap((t) => {
         const o = c[t];
         if (o)
           return [
-            `| ${c.streams} | ${labelOf(r, t)} | ${o.completed} | ${o.ttfcP50} | ${o.added.ttfcP50} | ${o.added.chunkDelayP50} / **${o.added.chunkDelayP99}** | **${o.peakRssMb}** | ${dash(o.loopDelayP99Ms)} / ${dash(o.loopDelayMaxMs)} |`,
+            `| ${c.streams} | ${labelOf(r, t)} | ${o.completed} | ${o.ttfcP50} | ${o.added.ttfcP50} | ${o.added.chunkDelayP50} / **${o.added.chunkDelayP99}** | **${o.peakRssMb}** / **${dash(o.peakPssMb)}** | ${dash(o.loopDelayP99Ms)} / ${dash(o.loopDelayMaxMs)} |`,
           ];
         if (t === 'portkey' && failedPortkey)
           return [`| ${c.streams} | Portkey | failed | – | – | – | – | – |`];
@@ -426,7 +456,10 @@ const COLOR_OF: Record<GatewayTarget, string> = {
 
 function chartOf(r: StreamsRecord): string {
   const failed = r.portkey?.failed;
-  type Measured = { side: Side & { peakRssMb: number }; added: OtherSide['added'] };
+  type Measured = {
+    side: Side & { peakRssMb: number; peakPssMb: number | null };
+    added: OtherSide['added'];
+  };
   /** One bar per gateway that ran (ours first), plus Portkey's failure when it did not. */
   const perGateway = (c: Comparison, what: string, value: (m: Measured) => number) => {
     const name = (t: GatewayTarget) => (what ? `${labelOf(r, t)} ${what}` : labelOf(r, t));
@@ -477,6 +510,19 @@ function chartOf(r: StreamsRecord): string {
           ...perGateway(c, '', (m) => m.side.peakRssMb),
         ],
       },
+      // PSS: what each tree costs the machine (shared pages split among its processes); none in older records.
+      ...(c.ours.peakPssMb === null || c.ours.peakPssMb === undefined
+        ? []
+        : [
+            {
+              title: `${c.streams} streams: peak PSS of each whole process tree (shared pages split among its processes), and of the bare upstream fake (MB)`,
+              unit: 'MB',
+              bars: [
+                { label: 'fake, direct', value: c.direct.upstreamPeakPssMb ?? 0, color: COLORS.direct },
+                ...perGateway(c, '', (m) => m.side.peakPssMb ?? 0),
+              ],
+            },
+          ]),
     ]),
   );
 }
@@ -573,7 +619,7 @@ async function main(): Promise<number> {
   const services: Services = { upstream, gateways: { ours, variant, portkey, floor } };
   const runs: StreamRun[] = [];
   const problems: string[] = [];
-  const idleRssMb: Partial<Record<GatewayTarget, number>> = {};
+  const idleMemoryMb: Partial<Record<GatewayTarget, { rss: number; pss: number | null }>> = {};
   let portkeyFailed: string | undefined;
   const peakRssMbProcess = { ours: 0, variant: 0 };
   let postgresVersion: string | null = null;
@@ -601,7 +647,7 @@ async function main(): Promise<number> {
     await sleep(1000);
     for (const target of gateways) {
       const pid = services.gateways[target]?.pid;
-      if (pid) idleRssMb[target] = memoryMbOf(pid).rss;
+      if (pid) idleMemoryMb[target] = memoryMbOf(pid);
     }
     /** /metrics of the gateways that have it (ours, the variant, the floor); null for Portkey or on failure. */
     const loopDelay = (target: Target) => {
@@ -617,17 +663,17 @@ async function main(): Promise<number> {
           await loopDelay(target);
           const pid = target === 'direct' ? upstream.pid : (services.gateways[target]?.pid ?? 0);
           // The whole tree: with WORKERS=auto ours is a primary and its workers (sampleRss sums them).
-          const rss = sampleRss(pid);
+          const memory = sampleRss(pid);
           const result = await runClient(specFor(target, n, services, settings.chunks, settings.intervalMs));
-          const peakRssMb = rss.stop();
+          const { rss: peakRssMb, pss: peakPssMb } = memory.stop();
           const eventLoopDelayMs = await loopDelay(target);
-          runs.push({ ...result, round, target, peakRssMb, eventLoopDelayMs });
+          runs.push({ ...result, round, target, peakRssMb, peakPssMb, eventLoopDelayMs });
           if (result.failed > 0)
             problems.push(
               `${n} streams, ${target}, round ${round}: ${result.failed} failed (${result.firstErrors.join(' | ')})`,
             );
           console.log(
-            `${n} streams ${target.padEnd(7)} round ${round}: completed ${result.completed}/${n}, TTFC p50 ${result.ttfcMs.p50} p99 ${result.ttfcMs.p99}, transit p50 ${result.chunkTransitMs.p50} p99 ${result.chunkTransitMs.p99}, lateness p50 ${result.chunkLatenessMs.p50} p99 ${result.chunkLatenessMs.p99} ms, peak RSS ${peakRssMb} MB${eventLoopDelayMs ? `, loop p99 ${eventLoopDelayMs.p99} max ${eventLoopDelayMs.max} ms` : ''}`,
+            `${n} streams ${target.padEnd(7)} round ${round}: completed ${result.completed}/${n}, TTFC p50 ${result.ttfcMs.p50} p99 ${result.ttfcMs.p99}, transit p50 ${result.chunkTransitMs.p50} p99 ${result.chunkTransitMs.p99}, lateness p50 ${result.chunkLatenessMs.p50} p99 ${result.chunkLatenessMs.p99} ms, peak RSS ${peakRssMb} PSS ${dash(peakPssMb)} MB${eventLoopDelayMs ? `, loop p99 ${eventLoopDelayMs.p99} max ${eventLoopDelayMs.max} ms` : ''}`,
           );
         }
       }
@@ -656,7 +702,8 @@ async function main(): Promise<number> {
     runs,
     comparisons: settings.streams.map((n) => compare(runs, n)),
     ours: {
-      idleRssMb: idleRssMb.ours ?? 0,
+      idleRssMb: idleMemoryMb.ours?.rss ?? 0,
+      idlePssMb: idleMemoryMb.ours?.pss ?? null,
       peakRssMbProcess: peakRssMbProcess.ours,
       errorLines: ours.output.errorLines,
     },
@@ -664,7 +711,8 @@ async function main(): Promise<number> {
       ? {
           variant: {
             label: variantLabelOf(settings),
-            idleRssMb: idleRssMb.variant ?? 0,
+            idleRssMb: idleMemoryMb.variant?.rss ?? 0,
+            idlePssMb: idleMemoryMb.variant?.pss ?? null,
             peakRssMbProcess: peakRssMbProcess.variant,
             errorLines: variant.output.errorLines,
           },
@@ -674,12 +722,15 @@ async function main(): Promise<number> {
       ? {
           portkey: {
             version: portkeyVersion(),
-            idleRssMb: idleRssMb.portkey ?? 0,
+            idleRssMb: idleMemoryMb.portkey?.rss ?? 0,
+            idlePssMb: idleMemoryMb.portkey?.pss ?? null,
             ...(portkeyFailed ? { failed: portkeyFailed } : {}),
           },
         }
       : {}),
-    ...(floor ? { floor: { idleRssMb: idleRssMb.floor ?? 0 } } : {}),
+    ...(floor
+      ? { floor: { idleRssMb: idleMemoryMb.floor?.rss ?? 0, idlePssMb: idleMemoryMb.floor?.pss ?? null } }
+      : {}),
     problems,
   };
   // Failed streams are a finding, not a reason to drop the run: they are in the table and the problems line.
