@@ -2,7 +2,7 @@ import type { Attributes, Context, ContextAPI, Span, TraceAPI } from '@opentelem
 import { addAccessLogFields } from '@platform/logging';
 import type { RequestHandler } from 'express';
 import { batchSettingsOf, EncodingSpanProcessor } from './encoding-span-processor';
-import { leanTracerOver } from './lean-tracer';
+import { LeanSpan, leanTracerOver } from './lean-tracer';
 import { createOtlpProtobufTraceExporter, usesOtlpProtobuf } from './otlp-exporter';
 import { PooledIdGenerator } from './random-ids';
 
@@ -28,6 +28,13 @@ type On = {
   requestSpanKey: symbol;
   /** The headers the configured propagators read (`traceparent`, `tracestate`, `baggage` by default). */
   propagationFields: readonly string[];
+  /**
+   * The propagators are the default pair (W3C trace context and baggage,
+   * OTEL_PROPAGATORS unset or `tracecontext,baggage`): withTraceHeaders may
+   * write `traceparent` itself for a LeanSpan (see there).
+   */
+  defaultPropagators: boolean;
+  isTracingSuppressed: (context: Context) => boolean;
   /** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: prompts and answers go on spans. */
   captureContent: boolean;
   statusError: number;
@@ -109,6 +116,9 @@ export function startTracing(opts: { service: string; env: Env }): Tracing | und
     tracer: leanTracerOver(api, sdkTracer) ?? sdkTracer,
     requestSpanKey: api.createContextKey('platform request span'),
     propagationFields: api.propagation.fields().map((f) => f.toLowerCase()),
+    defaultPropagators: defaultPropagatorsIn(opts.env, api.propagation.fields()),
+    isTracingSuppressed: (require('@opentelemetry/core') as typeof import('@opentelemetry/core'))
+      .isTracingSuppressed,
     captureContent:
       opts.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true',
     statusError: api.SpanStatusCode.ERROR,
@@ -129,6 +139,16 @@ export function startTracing(opts: { service: string; env: Env }): Tracing | und
       api.propagation.disable();
     },
   };
+}
+
+/** Whether OTEL_PROPAGATORS leaves the SDK's default propagators (and the API reports their headers). */
+function defaultPropagatorsIn(env: Env, fields: readonly string[]): boolean {
+  const names = (env.OTEL_PROPAGATORS ?? '')
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean);
+  const named = names.length === 0 || names.join(',') === 'tracecontext,baggage';
+  return named && fields.join(',') === 'traceparent,tracestate,baggage';
 }
 
 /** True while the SDK runs (the cheap check hot paths make first). */
@@ -336,6 +356,18 @@ export function withTraceHeaders(headers: Record<string, string>): Record<string
   const t = on;
   if (!t) return headers;
   const out = { ...headers };
-  t.api.propagation.inject(t.api.context.active(), out);
+  const ctx = t.api.context.active();
+  const span = t.defaultPropagators ? t.api.trace.getSpan(ctx) : undefined;
+  if (span instanceof LeanSpan && !t.api.propagation.getBaggage(ctx) && !t.isTracingSuppressed(ctx)) {
+    // What the default propagators write for it, without their loop and the API's two regular
+    // expressions per call (a LeanSpan's context is valid: generated, or a checked parent's);
+    // baggage, suppression or other propagators take the general path.
+    const sc = span.spanContext();
+    const flags = sc.traceFlags === 1 ? '01' : `0${Number(sc.traceFlags || 0).toString(16)}`;
+    out.traceparent = `00-${sc.traceId}-${sc.spanId}-${flags}`;
+    if (sc.traceState) out.tracestate = sc.traceState.serialize();
+    return out;
+  }
+  t.api.propagation.inject(ctx, out);
   return out;
 }
