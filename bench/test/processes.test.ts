@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -90,6 +90,27 @@ describe('memoryMbOf and pssKbOf on live processes', () => {
     await exited;
     expect(pssKbOf(pid)).toBeNull();
     expect(memoryMbOf(pid, [pid])).toEqual({ rss: 0, peak: 0, pss: 0 });
+  });
+});
+
+describe('a process that is ending', () => {
+  it('counts nothing while it is a zombie, and the rest of the tree still has a PSS', async () => {
+    const child = idleChild();
+    const pid = child.pid as number;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGKILL');
+    // Node reaps the child on a later turn of the event loop: until then it is a zombie.
+    const state = () => /^State:\s+(\w)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    const until = Date.now() + 2_000;
+    while (state() !== 'Z' && Date.now() < until);
+    expect(state()).toBe('Z');
+    expect(pssKbOf(pid)).toBeNull();
+    const tree = memoryMbOf(process.pid, [process.pid, pid]);
+    const alone = memoryMbOf(process.pid, [process.pid]);
+    expect(tree.pss).not.toBeNull();
+    expect(Math.abs((tree.pss as number) - (alone.pss as number))).toBeLessThanOrEqual(1);
+    await exited;
   });
 });
 

@@ -254,7 +254,9 @@ export function memoryMbOf(
 ): { rss: number; peak: number; pss: number | null } {
   let rssKb = 0;
   let peakKb = 0;
-  let pssKb: number | null = opts.pss === false ? null : 0;
+  let pssKb = 0;
+  let pssRead = false;
+  let listed = 0;
   for (const member of tree) {
     try {
       const status = readFileSync(`/proc/${member}/status`, 'utf8');
@@ -265,14 +267,21 @@ export function memoryMbOf(
       // The process ended between the listing and the read.
       continue;
     }
-    if (pssKb === null) continue;
+    listed += 1;
+    if (opts.pss === false) continue;
+    // Unreadable for a process that is ending (a zombie has no memory left): it counts nothing.
     const pss = pssKbOf(member);
-    pssKb = pss === null ? null : pssKb + pss;
+    if (pss !== null) {
+      pssKb += pss;
+      pssRead = true;
+    }
   }
+  // Null when PSS was not asked for, or no live process of the tree had one (not Linux).
+  const noPss = opts.pss === false || (listed > 0 && !pssRead);
   return {
     rss: Math.round(rssKb / 1024),
     peak: Math.round(peakKb / 1024),
-    pss: pssKb === null ? null : Math.round(pssKb / 1024),
+    pss: noPss ? null : Math.round(pssKb / 1024),
   };
 }
 
