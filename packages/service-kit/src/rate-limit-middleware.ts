@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { type ClientRateLimitInfo, rateLimit, type Store } from 'express-rate-limit';
+import type { ClientRateLimitInfo, Store } from 'express-rate-limit';
 import { type Limit, rateLimited, type WindowCounter, windowKey } from './rate-limit';
 
 /**
@@ -44,6 +44,10 @@ class WindowCounterStore implements Store {
  * headers; over the limit, the request gets our 429 `rate_limited` with
  * Retry-After through the error handler. A store failure reaches the error
  * handler too (503 when the key-value store is down), never a silent pass.
+ *
+ * express-rate-limit (with ip-address, ~0.4 MB of heap) loads here, on the
+ * first call: the payment service uses it, the gateway, which imports this
+ * package too, never does (issue 46).
  */
 export function createWindowLimit(options: {
   kv: WindowCounter;
@@ -51,6 +55,7 @@ export function createWindowLimit(options: {
   keyOf: (req: Request, res: Response) => string;
 }): RequestHandler {
   const { limit } = options;
+  const { rateLimit } = require('express-rate-limit') as typeof import('express-rate-limit');
   return rateLimit({
     windowMs: limit.windowMs,
     limit: limit.max,
