@@ -77,6 +77,12 @@ EXPOSE 3001
 
 FROM runtime-common AS runtime-gateway
 ENV PORT=3002
+# glibc's malloc at most 2 arenas per process instead of 8 per core: the threads
+# V8 and libuv start (compilers, GC helpers, the thread pool) each kept memory in an
+# arena of their own. Per gateway worker -1.8 MB idle, -3.4 MB after chats, at
+# the same CPU per request in paired bench rounds (docs/performance.md, issue 46).
+# bench/src/peers/services.ts reads the ENV lines of this stage.
+ENV MALLOC_ARENA_MAX=2
 EXPOSE 3002
 
 # Default target.

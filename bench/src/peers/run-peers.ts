@@ -19,6 +19,7 @@ import {
 import { gatewaySettingsText, median, printOrRecord, round2, roundTo } from './record';
 import {
   type OurGateway,
+  PRODUCTION_GATEWAY_ENV_TEXT,
   PRODUCTION_NODE_ARGS,
   portkeyVersion,
   startOurGateway,
@@ -331,7 +332,7 @@ function markdownOf(r: PeersRecord, files: { json: string; svg: string } | null)
     `## Peers: ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${r.git.sha}${r.git.dirtyFiles.length ? ` + ${r.git.dirtyFiles.length} uncommitted files` : ''}`,
     '',
     `Node ${m.node}, ${m.cpuModel}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}; Postgres ${m.postgres.version}, Redis real; load average ${m.loadAverage.start} -> ${m.loadAverage.end}.`,
-    `Each in its own process on loopback: the OpenAI fake (upstream), Portkey ${r.versions.portkey} (\`NODE_ENV=production\`, headless), ours (\`node ${PRODUCTION_NODE_ARGS.join(' ')} apps/gateway/dist/main.js\` (the Dockerfile's flags), \`NODE_ENV=production\`, ${gatewaySettingsText(r.settings.gateway)}, Postgres, Redis, API key, limits and usage recording on, info logs to a pipe), autocannon in a child process. ${r.settings.rounds} alternating rounds (after ${WARM_SEC} s of unmeasured loaded warm-up of every target) of ${r.settings.warmupSec} s warm-up + ${r.settings.durationSec} s per run; sequential = 1 keep-alive connection, loaded = ${r.settings.connections} connections. Medians over rounds; latency in ms; CPU ms/req is the target process's CPU (the fake's for direct).${files ? ` Files: [${files.json}](${files.json}), chart [${files.svg}](${files.svg}).` : ''}`,
+    `Each in its own process on loopback: the OpenAI fake (upstream), Portkey ${r.versions.portkey} (\`NODE_ENV=production\`, headless), ours (\`${PRODUCTION_GATEWAY_ENV_TEXT ? `${PRODUCTION_GATEWAY_ENV_TEXT} ` : ''}node ${PRODUCTION_NODE_ARGS.join(' ')} apps/gateway/dist/main.js\` (the Dockerfile's flags and environment), \`NODE_ENV=production\`, ${gatewaySettingsText(r.settings.gateway)}, Postgres, Redis, API key, limits and usage recording on, info logs to a pipe), autocannon in a child process. ${r.settings.rounds} alternating rounds (after ${WARM_SEC} s of unmeasured loaded warm-up of every target) of ${r.settings.warmupSec} s warm-up + ${r.settings.durationSec} s per run; sequential = 1 keep-alive connection, loaded = ${r.settings.connections} connections. Medians over rounds; latency in ms; CPU ms/req is the target process's CPU (the fake's for direct).${files ? ` Files: [${files.json}](${files.json}), chart [${files.svg}](${files.svg}).` : ''}`,
     '',
     files ? `![peers chart](${files.svg})\n` : '',
     '| target, request, mode | req/s | p50 | p90 | p99 | CPU ms/req |',

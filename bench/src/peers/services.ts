@@ -11,6 +11,7 @@ import {
   upsertUserByEmail,
 } from '@platform/gateway/testing';
 import { createTestDatabase, freePort, type OpenAIBehaviour, type TestDatabase } from '@platform/testing';
+import { stageEnvOf } from './dockerfile';
 import { forkBenchChild, REPO_ROOT, type ServiceProcess, startNodeService } from './processes';
 import type { UpstreamCount, UpstreamInfo } from './upstream-main';
 
@@ -54,6 +55,25 @@ function productionNodeArgs(): string[] {
     throw new Error(`the Dockerfile's CMD is not ["node", <flags>, "dist/main.js"]: ${cmd}`);
   return argv.slice(1, -1);
 }
+
+/**
+ * The environment the gateway's image sets besides NODE_ENV, HOST and PORT
+ * (which the bench sets itself): the `ENV` lines of the Dockerfile's
+ * `runtime-gateway` stage, e.g. MALLOC_ARENA_MAX. Ours gets them under
+ * --gateway-env's (which can override them).
+ */
+export const PRODUCTION_GATEWAY_ENV = productionEnvOf('gateway');
+
+function productionEnvOf(app: string): Record<string, string> {
+  const env = stageEnvOf(readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8'), `runtime-${app}`);
+  delete env.PORT;
+  return env;
+}
+
+/** PRODUCTION_GATEWAY_ENV as `K=V` words, for the reports. */
+export const PRODUCTION_GATEWAY_ENV_TEXT = Object.entries(PRODUCTION_GATEWAY_ENV)
+  .map(([k, v]) => `${k}=${v}`)
+  .join(' ');
 
 /**
  * Starts a built service (`node <script>`) as production runs it: the
@@ -138,6 +158,13 @@ export async function startOurGateway(
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-peers-'));
   const lanesFile = path.join(dir, 'lanes.json');
   const providers = ['openrouter', 'groq', 'cerebras', 'google', 'openai', 'elevenlabs'];
+  // `--gateway-env "MALLOC_ARENA_MAX="` (an empty value) removes what the image sets: the run without it.
+  const imageEnv = Object.fromEntries(
+    Object.entries(PRODUCTION_GATEWAY_ENV).filter(([k]) => opts.env?.[k] !== ''),
+  );
+  const givenEnv = Object.fromEntries(
+    Object.entries(opts.env ?? {}).filter(([k, v]) => !(v === '' && k in PRODUCTION_GATEWAY_ENV)),
+  );
   const start = () =>
     startProductionService({
       name: 'ours',
@@ -146,6 +173,7 @@ export async function startOurGateway(
       databaseUrl,
       redisUrl: opts.redisUrl,
       env: {
+        ...imageEnv,
         SMTP_URL: 'smtp://127.0.0.1:9',
         GATEWAY_PUBLIC_URL: 'http://gateway.bench',
         GATEWAY_SECRET: secret,
@@ -158,7 +186,7 @@ export async function startOurGateway(
         AI_RATE_LIMIT_PER_MINUTE: '1000000000',
         AI_DAILY_TOKEN_BUDGET: '1000000000000000',
         ...SERVER_KEYS,
-        ...opts.env,
+        ...givenEnv,
       },
     });
   writeFileSync(lanesFile, JSON.stringify(TEST_LANES));

@@ -1,0 +1,23 @@
+/**
+ * The `ENV` pairs of one stage of a Dockerfile (`FROM ... AS <stage>` up to
+ * the next `FROM`), in order, later ones winning; only the `ENV K=V [K=V...]`
+ * form, which is the one the repository's Dockerfile uses.
+ */
+export function stageEnvOf(dockerfile: string, stage: string): Record<string, string> {
+  const lines = dockerfile.split('\n');
+  const start = lines.findIndex(
+    (line) => /^FROM \S+ AS /i.test(line) && line.trim().endsWith(` AS ${stage}`),
+  );
+  if (start === -1) throw new Error(`the Dockerfile has no stage ${stage}`);
+  const env: Record<string, string> = {};
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith('FROM ')) break;
+    if (!line.startsWith('ENV ')) continue;
+    for (const pair of line.slice(4).trim().split(/\s+/)) {
+      const eq = pair.indexOf('=');
+      if (eq <= 0) throw new Error(`the Dockerfile's stage ${stage}: ENV without NAME=value: ${line}`);
+      env[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+  }
+  return env;
+}
