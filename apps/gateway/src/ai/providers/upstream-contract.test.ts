@@ -140,13 +140,22 @@ describe.each(CLIENTS)('upstream contract: $name', (client) => {
 
   it('an abort ends a hanging call, read as timeout or client gone as the caller says', async () => {
     fake.enqueue({ hang: true }, { hang: true });
+    // Each abort waits until the fake holds its request. An abort that beat the request there
+    // (50 ms on a loaded machine) left its hang queued, and the next test's request took it while
+    // that test's own behaviour went to the late one: the cut stream then came whole.
+    const seen = fake.requests.length;
+    const abortOnceHeld = (controller: AbortController, held: number) =>
+      void (async () => {
+        while (fake.requests.length < seen + held) await new Promise((r) => setTimeout(r, 5));
+        controller.abort();
+      })();
     const timer = new AbortController();
-    setTimeout(() => timer.abort(), 50).unref();
+    abortOnceHeld(timer, 1);
     expect(
       await failureOf(() => upstream.complete(REQUEST, timer.signal), { timedOut: true, clientGone: false }),
     ).toEqual(expect.objectContaining({ outcome: 'timeout' }));
     const gone = new AbortController();
-    setTimeout(() => gone.abort(), 50).unref();
+    abortOnceHeld(gone, 2);
     expect(
       await failureOf(() => upstream.stream(STREAM, gone.signal), { timedOut: false, clientGone: true }),
     ).toEqual(expect.objectContaining({ outcome: 'aborted' }));
