@@ -84,11 +84,14 @@ async function readTree(gateway: OurGateway, dir: string, idleSec: number): Prom
         },
     );
   const first = reports[0];
+  // One read of each process's smaps_rollup (a page-table walk): the workers', the primary's and the
+  // tree's figures come from the same sample.
+  const pssKb = new Map(tree.map((pid) => [pid, pssKbOf(pid)]));
   const pss = (pid: number) => {
-    const kb = pssKbOf(pid);
+    const kb = pssKb.get(pid) ?? null;
     return kb === null ? null : mb(kb * 1024);
   };
-  const pssKbs = tree.map(pssKbOf);
+  const pssKbs = [...pssKb.values()];
   return {
     workersPssMb: workers.map(pss),
     primaryPssMb: tree.length > 1 ? pss(gateway.pid) : null,
