@@ -1,4 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { DbSession, OpenDatabaseOptions, PgliteDatabase, Row, SqlRunner } from './database-types';
 
@@ -36,6 +38,18 @@ function createMutex() {
  */
 function pgliteClass(): typeof PGlite {
   return (require('@electric-sql/pglite') as typeof import('@electric-sql/pglite')).PGlite;
+}
+
+/** PGlite's package version (part of the name of a cached snapshot: a new PGlite may not read an old one). */
+export function pgliteVersion(): string {
+  const entry = require.resolve('@electric-sql/pglite');
+  for (let dir = path.dirname(entry); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+    if (pkg.name === '@electric-sql/pglite' && pkg.version) return pkg.version;
+  }
+  throw new Error('PGlite package.json not found');
 }
 
 let pristine: Promise<Blob> | undefined;

@@ -1,5 +1,5 @@
 export { openDatabase } from './database';
-export { loadPristineSnapshot } from './database-pglite';
+export { loadPristineSnapshot, pgliteVersion } from './database-pglite';
 export type {
   Database,
   DbLogger,

@@ -1,7 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import { applyMigrations, type Database, loadPristineSnapshot, openDatabase } from '@platform/db';
+import {
+  applyMigrations,
+  type Database,
+  loadPristineSnapshot,
+  openDatabase,
+  pgliteVersion,
+} from '@platform/db';
 import pg from 'pg';
 import { testServerUrls } from './servers/env';
 
@@ -27,23 +34,54 @@ export type CreateTestDatabaseOptions = {
   serverUrl?: string | null;
 };
 
-// Creating a PGlite cluster and migrating it takes seconds; a migrated snapshot
-// opens in well under one, so each worker migrates once per migrations folder.
+// Creating a PGlite cluster and migrating it took 10-28 s of a test file's time on the
+// shared 2-core machine (initdb inside PGlite, then every migration); opening a migrated
+// snapshot takes about 1.5 s. Jest gives every test file its own module registry, so a
+// map here lasts one file: the snapshot is also kept on disk, named after the migrations
+// folder's content and PGlite's version, and every file and run after the first opens
+// it. It is written under a temporary name and renamed, so a snapshot file is always
+// whole; applyMigrations still checks each opened copy's history against the folder.
 const migratedSnapshots = new Map<string, Promise<Blob>>();
+
+/** Where migrated PGlite snapshots are kept between test files (PLATFORM_TEST_CACHE_DIR overrides). */
+export function snapshotCacheDir(): string {
+  return process.env.PLATFORM_TEST_CACHE_DIR || path.join(os.tmpdir(), 'platform-test-pglite');
+}
+
+async function makeMigratedSnapshot(migrationsDir: string): Promise<Blob> {
+  const db = await openDatabase({ snapshot: await loadPristineSnapshot() });
+  try {
+    await applyMigrations({ db, migrationsDir });
+    return await db.snapshot();
+  } finally {
+    await db.close();
+  }
+}
+
+async function cachedMigratedSnapshot(migrationsDir: string): Promise<Blob> {
+  const dir = snapshotCacheDir();
+  const file = path.join(
+    dir,
+    `migrated-${await migrationsHash(migrationsDir)}-pglite-${pgliteVersion()}.tar`,
+  );
+  const kept = await readFile(file).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (kept) return new Blob([kept]);
+  const made = await makeMigratedSnapshot(migrationsDir);
+  await mkdir(dir, { recursive: true });
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await writeFile(temporary, Buffer.from(await made.arrayBuffer()));
+  await rename(temporary, file);
+  return made;
+}
 
 function loadMigratedSnapshot(migrationsDir: string): Promise<Blob> {
   const key = path.resolve(migrationsDir);
   let snapshot = migratedSnapshots.get(key);
   if (!snapshot) {
-    snapshot = (async () => {
-      const db = await openDatabase({ snapshot: await loadPristineSnapshot() });
-      try {
-        await applyMigrations({ db, migrationsDir: key });
-        return await db.snapshot();
-      } finally {
-        await db.close();
-      }
-    })();
+    snapshot = cachedMigratedSnapshot(key);
     snapshot.catch(() => migratedSnapshots.delete(key));
     migratedSnapshots.set(key, snapshot);
   }
