@@ -27,8 +27,8 @@ import type { EncodableSpan } from './otlp-protobuf';
  * HrTime through several helpers; every setAttribute goes through an options
  * object and a WeakSet-based value check.
  *
- * Everything the SDK is configured with stays the SDK's, read from the
- * standard OTEL_* variables by `@opentelemetry/sdk-node`: the sampler, the id
+ * Everything the SDK is configured with stays the SDK's, set up from the
+ * standard OTEL_* variables by trace-sdk.ts: the sampler, the id
  * generator, the resource, the span limits and the span processors (with
  * their exporter), taken from the SDK's own Tracer. The spans are the SDK's
  * ReadableSpan in shape (any processor or exporter takes them; the unit test

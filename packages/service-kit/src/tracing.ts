@@ -1,18 +1,16 @@
 import type { Attributes, Context, ContextAPI, Span, TraceAPI } from '@opentelemetry/api';
 import { addAccessLogFields } from '@platform/logging';
 import type { RequestHandler } from 'express';
-import { batchSettingsOf, EncodingSpanProcessor } from './encoding-span-processor';
 import { LeanSpan, leanTracerOver } from './lean-tracer';
-import { createOtlpProtobufTraceExporter, usesOtlpProtobuf } from './otlp-exporter';
-import { PooledIdGenerator } from './random-ids';
+import { startTraceSdk } from './trace-sdk';
 
 /**
  * OpenTelemetry traces, on only when the standard OTEL_* variables ask for
  * them (docs/observability.md). Off, nothing of the SDK is loaded: every
  * helper here starts with one check of `on` and returns, so the request path
- * pays a branch, not a no-op span per call. On, `@opentelemetry/sdk-node`
- * reads the rest of the standard variables itself (protocol, sampler,
- * headers, batch sizes) and exports over OTLP/HTTP.
+ * pays a branch, not a no-op span per call. On, the SDK starts from the rest
+ * of the standard variables (protocol, sampler, headers, batch sizes) and
+ * exports over OTLP/HTTP (trace-sdk.ts).
  */
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -87,29 +85,8 @@ export function startTracing(opts: { service: string; env: Env }): Tracing | und
   if (!tracingRequested(opts.env) || on) return undefined;
   // Loaded here, not at the top: with tracing off none of this is in memory.
   const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
-  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const sdk = new NodeSDK({
-    ...(opts.env.OTEL_SERVICE_NAME ? {} : { serviceName: opts.service }),
-    // OTLP/HTTP protobuf (the default): the SDK's exporter with our faster encoder (otlp-exporter.ts),
-    // fed by a batch processor that encodes each span as it ends (encoding-span-processor.ts).
-    ...(usesOtlpProtobuf(opts.env)
-      ? {
-          spanProcessors: [
-            new EncodingSpanProcessor(
-              createOtlpProtobufTraceExporter(),
-              batchSettingsOf(opts.env),
-            ) as unknown as import('@opentelemetry/sdk-trace').SpanProcessor,
-          ],
-        }
-      : {}),
-    // Ids cut from a pool of random hex instead of a buffer and a native call per id (random-ids.ts).
-    idGenerator: new PooledIdGenerator(),
-    metricReaders: [],
-    logRecordProcessors: [],
-    instrumentations: [],
-  });
-  sdk.start();
-  const sdkTracer = api.trace.getTracer(`@platform/${opts.service}`);
+  const sdk = startTraceSdk(opts.service, opts.env, api);
+  const sdkTracer = sdk.tracer;
   on = {
     api,
     // The SDK's sampler, ids, resource, limits and processors behind a leaner span (lean-tracer.ts).
@@ -123,14 +100,8 @@ export function startTracing(opts: { service: string; env: Env }): Tracing | und
       opts.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true',
     statusError: api.SpanStatusCode.ERROR,
   };
-  const provider = () =>
-    (
-      api.trace.getTracerProvider() as { getDelegate?: () => { forceFlush?: () => Promise<void> } }
-    ).getDelegate?.();
   return {
-    flush: async () => {
-      await provider()?.forceFlush?.();
-    },
+    flush: () => sdk.forceFlush(),
     shutdown: async () => {
       on = undefined;
       await sdk.shutdown();
