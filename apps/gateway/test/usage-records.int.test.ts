@@ -6,7 +6,7 @@ let h: AiHarness;
 let caller: TestCaller;
 let url: string;
 useAiHarness(
-  { AI_UPSTREAM_TIMEOUT_MS: '400' },
+  {},
   (state) => {
     ({ h, caller, url } = state);
   },
