@@ -1,3 +1,5 @@
+// First: zod's unused message locales then load only when asked for (lazy-zod-locales.ts).
+import '@platform/service-kit/lazy-zod-locales';
 import { runCluster } from '@platform/service-kit/cluster';
 
 /**
