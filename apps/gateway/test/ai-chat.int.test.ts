@@ -12,7 +12,7 @@ const KIB64 = 64 * 1024;
 
 let h: AiHarness;
 let caller: TestCaller;
-useAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '400' }, (state) => {
+useAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '1500' }, (state) => {
   ({ h, caller } = state);
 });
 

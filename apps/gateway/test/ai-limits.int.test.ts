@@ -7,7 +7,7 @@ const body = { lane: 'free', project_id: 'limits', messages: [{ role: 'user', co
 
 let h: AiHarness;
 let caller: TestCaller;
-useAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '400' }, (state) => {
+useAiHarness({}, (state) => {
   ({ h, caller } = state);
 });
 

@@ -6,7 +6,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 let h: AiHarness;
 let caller: TestCaller;
-useAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '400' }, (state) => {
+useAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '2000' }, (state) => {
   ({ h, caller } = state);
 });
 

@@ -8,8 +8,8 @@ let url: string;
 let caller: TestCaller;
 useAiHarness(
   {
-    AI_UPSTREAM_TIMEOUT_MS: '400',
-    AI_STREAM_IDLE_TIMEOUT_MS: '300',
+    AI_UPSTREAM_TIMEOUT_MS: '1500',
+    AI_STREAM_IDLE_TIMEOUT_MS: '1000',
     AI_STREAM_KEEPALIVE_MS: '50',
   },
   (state) => {

@@ -10,7 +10,7 @@ import { type AiHarness, type TestCaller, useAiHarness } from './support/ai-harn
  */
 let h: AiHarness;
 let caller: TestCaller;
-useAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '400', AI_RATE_LIMIT_PER_MINUTE: '100000' }, (state) => {
+useAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '1500', AI_RATE_LIMIT_PER_MINUTE: '100000' }, (state) => {
   ({ h, caller } = state);
 });
 

@@ -5,7 +5,7 @@ import { type AiHarness, startAiHarness } from './support/ai-harness';
 let h: AiHarness;
 
 beforeAll(async () => {
-  h = await startAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '400' });
+  h = await startAiHarness({});
 });
 afterAll(async () => {
   await h.close();
