@@ -171,11 +171,7 @@ function spanLimitsOf(env: Env) {
  * SDK's exporter and batch processor, with the OTEL_BSP_* settings.
  */
 function spanProcessorOf(env: Env, sdk: SdkTrace) {
-  if (usesOtlpProtobuf(env))
-    return new EncodingSpanProcessor(
-      createOtlpProtobufTraceExporter(),
-      batchSettingsOf(env),
-    ) as unknown as import('@opentelemetry/sdk-trace').SpanProcessor;
+  if (usesOtlpProtobuf(env)) return protobufProcessor(env);
   const { OTLPTraceExporter } =
     require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   return new sdk.BatchSpanProcessor({
@@ -185,6 +181,14 @@ function spanProcessorOf(env: Env, sdk: SdkTrace) {
     exportTimeoutMillis: nonNegative(env.OTEL_BSP_EXPORT_TIMEOUT),
     maxExportBatchSize: nonNegative(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE),
   });
+}
+
+/** Our OTLP protobuf encoder behind the processor that encodes each span as it ends. */
+function protobufProcessor(env: Env) {
+  return new EncodingSpanProcessor(
+    createOtlpProtobufTraceExporter(),
+    batchSettingsOf(env),
+  ) as unknown as import('@opentelemetry/sdk-trace').SpanProcessor;
 }
 
 function nonNegative(value: string | undefined): number | undefined {
@@ -199,12 +203,7 @@ export function startNodeSdk(service: string, env: Env, api: Api): TraceSdk {
     ...(env.OTEL_SERVICE_NAME ? {} : { serviceName: service }),
     ...(usesOtlpProtobuf(env)
       ? {
-          spanProcessors: [
-            new EncodingSpanProcessor(
-              createOtlpProtobufTraceExporter(),
-              batchSettingsOf(env),
-            ) as unknown as import('@opentelemetry/sdk-trace').SpanProcessor,
-          ],
+          spanProcessors: [protobufProcessor(env)],
         }
       : {}),
     idGenerator: new PooledIdGenerator(),

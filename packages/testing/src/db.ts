@@ -44,7 +44,7 @@ export type CreateTestDatabaseOptions = {
 const migratedSnapshots = new Map<string, Promise<Blob>>();
 
 /** Where migrated PGlite snapshots are kept between test files (PLATFORM_TEST_CACHE_DIR overrides). */
-export function snapshotCacheDir(): string {
+function snapshotCacheDir(): string {
   return process.env.PLATFORM_TEST_CACHE_DIR || path.join(os.tmpdir(), 'platform-test-pglite');
 }
 
