@@ -29,6 +29,7 @@ import {
 import { waitUntilRefusing } from './support/fleet';
 import {
   createServiceStorage,
+  expectStatus,
   type ServiceProcess,
   type ServiceStorage,
   startService,
@@ -219,13 +220,13 @@ describeWithServers('AI usage billed through Stripe', () => {
       case 0:
       case 1: {
         const res = await post(g, '/api/v1/ai/chat/completions', user.key, chatBody());
-        expect(res.status).toBe(200);
+        await expectStatus(res, 200, g);
         await res.arrayBuffer();
         return;
       }
       case 2: {
         const res = await post(g, '/api/v1/ai/chat/stream', user.key, chatBody());
-        expect(res.status).toBe(200);
+        await expectStatus(res, 200, g);
         await res.text();
         return;
       }
@@ -241,7 +242,7 @@ describeWithServers('AI usage billed through Stripe', () => {
       }
       default: {
         const res = await post(g, '/api/v1/ai/image', user.key, { project_id: 'billing', prompt: 'a cat' });
-        expect(res.status).toBe(200);
+        await expectStatus(res, 200, g);
         await res.arrayBuffer();
       }
     }

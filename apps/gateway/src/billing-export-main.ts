@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openServiceStorage } from '@platform/db';
 import { createLogger } from '@platform/logging';
-import { loadEnvOrExit, runCommand } from '@platform/service-kit';
+import { loadEnvOrExit, runCommand, storageTimeouts } from '@platform/service-kit';
 import { loadLanesConfig } from './ai/config/lanes';
 import { billingRulesOf } from './billing/billing';
 import { ledgerTotals } from './billing/ledger-totals';
@@ -51,6 +51,7 @@ async function main(): Promise<number> {
   const storage = await openServiceStorage({
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
+    ...storageTimeouts(env),
     keyPrefix: env.REDIS_KEY_PREFIX,
     migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations'),
     logger,

@@ -1,7 +1,13 @@
 import path from 'node:path';
 import { openServiceStorage, type RedisKeyValueStore } from '@platform/db';
 import { createLogger } from '@platform/logging';
-import { databasePoolMax, loadEnvOrExit, runServer, startTracing } from '@platform/service-kit';
+import {
+  databasePoolMax,
+  loadEnvOrExit,
+  runServer,
+  startTracing,
+  storageTimeouts,
+} from '@platform/service-kit';
 import { loadServiceLanes } from './ai/config/priced-targets';
 import { createApp } from './app';
 import { buildGatewayDeps, closeGatewayDeps, SERVICE_NAME } from './deps';
@@ -27,6 +33,7 @@ export async function main(): Promise<void> {
   const storage = await openServiceStorage({
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
+    ...storageTimeouts(env),
     redisUrl: env.REDIS_URL,
     keyPrefix: env.REDIS_KEY_PREFIX,
     migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations'),

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { text } from 'node:stream/consumers';
 import { openServiceStorage } from '@platform/db';
 import { createLogger } from '@platform/logging';
-import { loadEnvOrExit, runCommand } from '@platform/service-kit';
+import { loadEnvOrExit, runCommand, storageTimeouts } from '@platform/service-kit';
 import { loadPaymentEnv } from './env';
 import { PrismaClient } from './generated/prisma/client';
 import { createStripeClient } from './stripe-client';
@@ -30,6 +30,7 @@ async function main(): Promise<number> {
   const storage = await openServiceStorage({
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
+    ...storageTimeouts(env),
     redisUrl: undefined,
     keyPrefix: 'payment:',
     migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations'),

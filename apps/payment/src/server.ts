@@ -1,7 +1,13 @@
 import path from 'node:path';
 import { openServiceStorage } from '@platform/db';
 import { createHttpMetrics, createLogger } from '@platform/logging';
-import { databasePoolMax, loadEnvOrExit, runServer, startTracing } from '@platform/service-kit';
+import {
+  databasePoolMax,
+  loadEnvOrExit,
+  runServer,
+  startTracing,
+  storageTimeouts,
+} from '@platform/service-kit';
 import { createApp, SERVICE_NAME } from './app';
 import { loadPaymentEnv } from './env';
 import { PrismaClient } from './generated/prisma/client';
@@ -27,6 +33,7 @@ export async function main(): Promise<void> {
   const storage = await openServiceStorage({
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
+    ...storageTimeouts(env),
     redisUrl: env.REDIS_URL,
     keyPrefix: 'payment:',
     migrationsDir: path.join(__dirname, '..', 'prisma', 'migrations'),

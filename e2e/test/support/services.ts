@@ -77,6 +77,12 @@ export async function startService(
     env: {
       PATH: process.env.PATH ?? '',
       WORKERS: '1',
+      // A CPU-starved machine (2 cores running jest workers, servers, Chromium) should slow
+      // these tests down, not fail them: a process whose loop stalls past the product's
+      // 750 ms Redis bound answers 503 (stop 52's CI). No test here stops Redis or
+      // Postgres; the fast 503s are proved in apps/*/test on the product's defaults.
+      REDIS_COMMAND_TIMEOUT_MS: '10000',
+      DATABASE_CONNECT_TIMEOUT_MS: '10000',
       ...env,
       HOST: '127.0.0.1',
       PORT: String(opts.port ?? 0),
@@ -136,4 +142,27 @@ export async function startService(
       return code;
     },
   };
+}
+
+/**
+ * Fails unless `res` has `status`, saying what the service answered and what it
+ * logged about that request (by the answer's request_id), so a failure in CI
+ * names its cause. Reads the body only on failure.
+ */
+export async function expectStatus(res: Response, status: number, service?: ServiceProcess): Promise<void> {
+  if (res.status === status) return;
+  const body = await res.text().catch((err: unknown) => `(body unreadable: ${String(err)})`);
+  const requestId = res.headers.get('x-request-id') ?? /"request_id":"([^"]+)"/.exec(body)?.[1];
+  const logged =
+    service && requestId
+      ? service
+          .output()
+          .split('\n')
+          .filter((line) => line.includes(requestId))
+          .join('\n')
+      : '';
+  throw new Error(
+    `${service?.name ?? 'service'} answered ${res.status}, expected ${status}: ${body.slice(0, 2000)}` +
+      (logged ? `\nits log for ${requestId}:\n${logged.slice(-4000)}` : ''),
+  );
 }

@@ -53,10 +53,15 @@ export async function openPostgres(
   url: string,
   logger?: DbLogger,
   poolMax?: number,
+  connectTimeoutMs = 1500,
 ): Promise<PostgresDatabase> {
   // A refused or hanging connection fails within 1.5 s (answered 503) instead of waiting for ever.
   // `max`: the process's share of the service's connection budget (service-kit databasePoolSize).
-  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 1500, max: poolMax });
+  const pool = new pg.Pool({
+    connectionString: url,
+    connectionTimeoutMillis: connectTimeoutMs,
+    max: poolMax,
+  });
   // An idle client that loses its server emits 'error' on the pool; unhandled it would crash the process.
   pool.on('error', (err) =>
     logger?.warn({ err: { message: err.message } }, 'idle postgres connection failed'),

@@ -80,4 +80,6 @@ export type OpenDatabaseOptions = {
   logger?: DbLogger;
   /** Postgres only: most connections this process's pool opens (pg's default: 10). */
   poolMax?: number;
+  /** Postgres only: a new connection not made within this fails (answered 503); default 1,500 ms. */
+  connectTimeoutMs?: number;
 };

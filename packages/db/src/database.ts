@@ -9,6 +9,7 @@ export async function openDatabase(
 ): Promise<PgliteDatabase>;
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database>;
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  if (options.url) return openPostgres(options.url, options.logger, options.poolMax);
+  if (options.url)
+    return openPostgres(options.url, options.logger, options.poolMax, options.connectTimeoutMs);
   return openPglite(options);
 }

@@ -8,11 +8,18 @@ export type KeyValueStoreOptions = {
   url?: string;
   keyPrefix?: string;
   logger?: DbLogger;
+  /** Redis only: bound on every command while Redis hangs (RedisStoreOptions); default 750 ms. */
+  commandTimeoutMs?: number;
 };
 
 /** Redis when a URL is given, else the in-process store. */
 export function createKeyValueStore(options: KeyValueStoreOptions = {}): KeyValueStore | RedisKeyValueStore {
   if (options.url)
-    return createRedisStore({ url: options.url, keyPrefix: options.keyPrefix, logger: options.logger });
+    return createRedisStore({
+      url: options.url,
+      keyPrefix: options.keyPrefix,
+      logger: options.logger,
+      commandTimeoutMs: options.commandTimeoutMs,
+    });
   return createMemoryStore();
 }

@@ -16,6 +16,10 @@ export type OpenServiceStorageOptions = {
   logger: DbLogger;
   /** Most Postgres connections this process opens (its share of the connection budget). */
   poolMax?: number;
+  /** Bound on a new Postgres connection (default 1,500 ms): past it the request is answered 503. */
+  databaseConnectTimeoutMs?: number;
+  /** Bound on every Redis command (default 750 ms): past it the request is answered 503. */
+  redisCommandTimeoutMs?: number;
 };
 
 export type ServiceStorage = { db: Database; kv: KeyValueStore; close(): Promise<void> };
@@ -32,13 +36,18 @@ export async function openServiceStorage(opts: OpenServiceStorageOptions): Promi
     dataDir: opts.databaseUrl ? undefined : opts.dataDir,
     logger,
     poolMax: opts.poolMax,
+    connectTimeoutMs: opts.databaseConnectTimeoutMs,
   });
   const { applied } = await applyMigrations({ db, migrationsDir: opts.migrationsDir, logger });
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   if (!opts.databaseUrl)
     logger.warn({ dataDir: opts.dataDir }, 'DATABASE_URL unset: embedded PGlite database');
   if (!opts.redisUrl) logger.warn({}, 'REDIS_URL unset: in-process stores (single instance only)');
-  const kv = createKeyValueStore({ url: opts.redisUrl, keyPrefix: opts.keyPrefix });
+  const kv = createKeyValueStore({
+    url: opts.redisUrl,
+    keyPrefix: opts.keyPrefix,
+    commandTimeoutMs: opts.redisCommandTimeoutMs,
+  });
   return {
     db,
     kv,

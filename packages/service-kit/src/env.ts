@@ -93,6 +93,27 @@ export function serviceEnvFields(defaults: { port: number; dataDir: string }) {
     DATABASE_URL: urlOf(['postgres', 'postgresql']).optional(),
     DATA_DIR: z.string().default(defaults.dataDir),
     REDIS_URL: urlOf(['redis', 'rediss']).optional(),
+    /**
+     * How long a Redis command or a new Postgres connection may take before the
+     * request that needs it is answered 503 (docs/reliability.md "Time-outs"):
+     * short, so a hung dependency costs callers little; a slower network raises them.
+     */
+    REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(750),
+    DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1500),
+  };
+}
+
+/** The storage time-outs of a parsed env (serviceEnvFields), as openServiceStorage takes them. */
+export function storageTimeouts(env: {
+  REDIS_COMMAND_TIMEOUT_MS: number;
+  DATABASE_CONNECT_TIMEOUT_MS: number;
+}): {
+  redisCommandTimeoutMs: number;
+  databaseConnectTimeoutMs: number;
+} {
+  return {
+    redisCommandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
+    databaseConnectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
   };
 }
 

@@ -1,6 +1,14 @@
 export { type Clock, systemClock } from './clock';
 export { cgroupCpuLimit, usableCpus } from './cpu-limit';
-export { databasePoolMax, EnvError, envFields, loadEnvOrExit, parseEnv, serviceEnvFields } from './env';
+export {
+  databasePoolMax,
+  EnvError,
+  envFields,
+  loadEnvOrExit,
+  parseEnv,
+  serviceEnvFields,
+  storageTimeouts,
+} from './env';
 export { createHealthRouter, type ReadinessCheck, storageReadiness } from './health';
 export { escapeHtml } from './html';
 export { jsonBody } from './json-body';

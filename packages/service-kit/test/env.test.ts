@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EnvError, envFields, parseEnv } from '../src';
+import { EnvError, envFields, parseEnv, serviceEnvFields, storageTimeouts } from '../src';
 
 const schema = z.object({
   PORT: envFields.port(3000),
@@ -34,5 +34,27 @@ describe('parseEnv', () => {
 
   it('treats empty strings as unset', () => {
     expect(parseEnv(schema, { PORT: '', KEYS: 'abcd' }).PORT).toBe(3000);
+  });
+});
+
+describe('storage time-outs (serviceEnvFields)', () => {
+  const service = z.object(serviceEnvFields({ port: 3000, dataDir: '.data/x' }));
+
+  it("default to the product's short bounds: 750 ms per Redis command, 1.5 s per Postgres connection", () => {
+    expect(storageTimeouts(parseEnv(service, {}))).toEqual({
+      redisCommandTimeoutMs: 750,
+      databaseConnectTimeoutMs: 1500,
+    });
+  });
+
+  it('take an operator’s values and refuse nonsense', () => {
+    const env = parseEnv(service, { REDIS_COMMAND_TIMEOUT_MS: '5000', DATABASE_CONNECT_TIMEOUT_MS: '8000' });
+    expect(storageTimeouts(env)).toEqual({ redisCommandTimeoutMs: 5000, databaseConnectTimeoutMs: 8000 });
+    for (const bad of [
+      { REDIS_COMMAND_TIMEOUT_MS: '0' },
+      { DATABASE_CONNECT_TIMEOUT_MS: 'soon' },
+      { REDIS_COMMAND_TIMEOUT_MS: '600000' },
+    ])
+      expect(() => parseEnv(service, bad)).toThrow(EnvError);
   });
 });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { openServiceStorage } from '@platform/db';
 import { createLogger } from '@platform/logging';
-import { loadEnvOrExit } from '@platform/service-kit';
+import { loadEnvOrExit, storageTimeouts } from '@platform/service-kit';
 import { loadPaymentEnv } from '../env';
 import { PrismaClient } from '../generated/prisma/client';
 import { createStripeClient } from '../stripe-client';
@@ -19,6 +19,7 @@ async function main(): Promise<void> {
   const storage = await openServiceStorage({
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATA_DIR,
+    ...storageTimeouts(env),
     redisUrl: env.REDIS_URL,
     keyPrefix: 'payment:',
     migrationsDir: path.join(__dirname, '..', '..', 'prisma', 'migrations'),
