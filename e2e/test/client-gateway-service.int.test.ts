@@ -29,7 +29,7 @@ let onWait: () => void;
 let gateway: GatewayClient;
 
 beforeAll(async () => {
-  h = await startAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '300' });
+  h = await startAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '1000' });
   ({ url } = await h.listen());
 }, 60_000);
 afterAll(async () => {

@@ -20,7 +20,7 @@ async function metric(h: AiHarness, name: string, provider: string): Promise<num
 describe('circuit breaker per provider, key and model', () => {
   let h: AiHarness;
   let caller: TestCaller;
-  useAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '300', AI_CIRCUIT_COOLDOWN_MS: '60000' }, (state) => {
+  useAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '1500', AI_CIRCUIT_COOLDOWN_MS: '60000' }, (state) => {
     ({ h, caller } = state);
   });
 
@@ -83,7 +83,7 @@ describe('circuit breaker cooldown', () => {
   let h: AiHarness;
   beforeAll(async () => {
     // Long enough that the second request, however slow the machine, still falls in the cooldown.
-    h = await startAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '300', AI_CIRCUIT_COOLDOWN_MS: '3000' });
+    h = await startAiHarness({ AI_UPSTREAM_TIMEOUT_MS: '1500', AI_CIRCUIT_COOLDOWN_MS: '3000' });
   });
   afterAll(() => h.close());
 
