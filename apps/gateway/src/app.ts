@@ -1,4 +1,3 @@
-import { buildGatewayOpenApi } from '@platform/contract';
 import { errorHandler, notFoundHandler } from '@platform/errors';
 import {
   createHealthRouter,
@@ -115,7 +114,8 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(
     createHealthRouter(
       SERVICE_NAME,
-      () => buildGatewayOpenApi({ serverUrl: env.GATEWAY_PUBLIC_URL }),
+      // Loaded when /openapi.json is first asked for: the generator is in no idle worker (issue 46).
+      () => openApi().buildGatewayOpenApi({ serverUrl: env.GATEWAY_PUBLIC_URL }),
       readiness,
     ),
   );
@@ -195,4 +195,9 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(notFoundHandler());
   app.use(errorHandler({ logger }));
   return app;
+}
+
+/** @platform/contract/openapi, loaded on first use. */
+function openApi(): typeof import('@platform/contract/openapi') {
+  return require('@platform/contract/openapi') as typeof import('@platform/contract/openapi');
 }

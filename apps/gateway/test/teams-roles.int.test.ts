@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildGatewayOpenApi } from '@platform/contract';
+import { buildGatewayOpenApi } from '@platform/contract/openapi';
 import request from 'supertest';
 import { upsertUserBudget } from '../src/budgets/repo';
 import { storeProviderKey } from '../src/provider-keys/store-provider-key';

@@ -1,4 +1,3 @@
-import { buildPaymentOpenApi } from '@platform/contract';
 import { errorHandler, notFoundHandler } from '@platform/errors';
 import {
   createHealthRouter,
@@ -64,7 +63,8 @@ export function createApp(deps: PaymentDeps): Express {
   });
 
   app.use(
-    createHealthRouter(SERVICE_NAME, () => buildPaymentOpenApi(), [
+    // Loaded when /openapi.json is first asked for: the generator is in no idle worker (issue 46).
+    createHealthRouter(SERVICE_NAME, () => openApi().buildPaymentOpenApi(), [
       ...storageReadiness({ queryDatabase: () => deps.prisma.$queryRaw`SELECT 1`, kv: deps.kv }),
       usageReadiness(usageMetrics, deps.usageSender),
     ]),
@@ -105,4 +105,9 @@ export function createApp(deps: PaymentDeps): Express {
   app.use(notFoundHandler());
   app.use(errorHandler({ logger: deps.logger }));
   return app;
+}
+
+/** @platform/contract/openapi, loaded on first use. */
+function openApi(): typeof import('@platform/contract/openapi') {
+  return require('@platform/contract/openapi') as typeof import('@platform/contract/openapi');
 }

@@ -1,5 +1,7 @@
-// First: zod's unused message locales then load only when asked for (lazy-zod-locales.ts).
+// First: zod's unused message locales, and the OpenTelemetry API prom-client loads, then load
+// only when asked for (lazy-zod-locales.ts, otel-api.ts).
 import '@platform/service-kit/lazy-zod-locales';
+import '@platform/service-kit/lazy-otel-api';
 import { runCluster } from '@platform/service-kit/cluster';
 
 /**

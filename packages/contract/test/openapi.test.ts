@@ -1,5 +1,5 @@
 import { validate } from '@readme/openapi-parser';
-import { buildGatewayOpenApi, buildPaymentOpenApi } from '../src';
+import { buildGatewayOpenApi, buildPaymentOpenApi } from '../src/openapi';
 
 type Doc = ReturnType<typeof buildPaymentOpenApi>;
 

@@ -2,6 +2,7 @@ import type { Attributes, Context, ContextAPI, Span, TraceAPI } from '@opentelem
 import { addAccessLogFields } from '@platform/logging';
 import type { RequestHandler } from 'express';
 import { LeanSpan, leanTracerOver } from './lean-tracer';
+import { realOtelApi } from './otel-api';
 import { startTraceSdk } from './trace-sdk';
 
 /**
@@ -84,7 +85,7 @@ export type Tracing = {
 export function startTracing(opts: { service: string; env: Env }): Tracing | undefined {
   if (!tracingRequested(opts.env) || on) return undefined;
   // Loaded here, not at the top: with tracing off none of this is in memory.
-  const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  const api = realOtelApi();
   const sdk = startTraceSdk(opts.service, opts.env, api);
   const sdkTracer = sdk.tracer;
   on = {

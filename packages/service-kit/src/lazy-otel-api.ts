@@ -1,0 +1,4 @@
+import { installLazyOtelApi } from './otel-api';
+
+// Imported first by the services' main.ts (see otel-api.ts).
+installLazyOtelApi();
