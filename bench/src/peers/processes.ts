@@ -91,9 +91,13 @@ export async function startNodeService(opts: {
   port: number;
   readyPath: string;
   nodeArgs?: string[];
+  /** A command node runs under (`valgrind --tool=callgrind ...`), with a longer start allowed. */
+  wrapper?: string[];
 }): Promise<ServiceProcess> {
   const binary = ownNodeBinary(opts.name);
-  const child = spawn(binary.path, [...(opts.nodeArgs ?? []), opts.script, ...(opts.args ?? [])], {
+  const argv = [binary.path, ...(opts.nodeArgs ?? []), opts.script, ...(opts.args ?? [])];
+  const command = [...(opts.wrapper ?? []), ...argv];
+  const child = spawn(command[0] as string, command.slice(1), {
     env: { PATH: process.env.PATH ?? '', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -104,7 +108,7 @@ export async function startNodeService(opts: {
     binary.remove();
   };
   try {
-    await waitForHttp(`${url}${opts.readyPath}`, child);
+    await waitForHttp(`${url}${opts.readyPath}`, child, opts.wrapper ? 600_000 : 30_000);
   } catch (err) {
     await close();
     throw new Error(`${opts.name} did not start: ${(err as Error).message}\n${output.samples.join('')}`);

@@ -87,11 +87,13 @@ export async function startProductionService(opts: {
   databaseUrl: string;
   redisUrl: string;
   env: Record<string, string>;
+  wrapper?: string[];
 }): Promise<ServiceProcess> {
   const port = await freePort();
   return startNodeService({
     name: opts.name,
     script: opts.script,
+    ...(opts.wrapper ? { wrapper: opts.wrapper } : {}),
     nodeArgs: [...PRODUCTION_NODE_ARGS, ...(opts.nodeArgs ?? [])],
     port,
     readyPath: '/health',
@@ -139,6 +141,8 @@ export async function startOurGateway(
     env?: Record<string, string>;
     /** A built entry other than apps/gateway/dist/main.js, e.g. an earlier commit's build. */
     script?: string;
+    /** A command node runs under (startNodeService). */
+    wrapper?: string[];
   },
 ): Promise<OurGateway> {
   const database = await createTestDatabase({
@@ -170,6 +174,7 @@ export async function startOurGateway(
       name: 'ours',
       script: opts.script ?? GATEWAY_DIST,
       nodeArgs: opts.nodeArgs,
+      ...(opts.wrapper ? { wrapper: opts.wrapper } : {}),
       databaseUrl,
       redisUrl: opts.redisUrl,
       env: {
