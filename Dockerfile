@@ -67,8 +67,12 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
 # --max-semi-space-size=8: V8's young generation grows to 64 MB per process by default;
 # capped at 2 x 8 MB it took the gateway's peak RSS from 1,000 to 708 MB (primary + 2
 # workers) in bench `peers` at the same CPU per request (docs/performance.md).
+# No --enable-source-maps: Node then keeps every loaded module's map and line table,
+# ~0.9 MB per idle worker (issue 46), and maps each Error.stack it formats. dist/ is
+# tsc output file for file, names kept; for .ts positions in stack traces, run with
+# NODE_OPTIONS=--enable-source-maps (the .map files are in the image).
 # Workers inherit these flags. bench/src/peers/services.ts reads them from this line.
-CMD ["node", "--enable-source-maps", "--max-semi-space-size=8", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=8", "dist/main.js"]
 
 # Each service's port (the proxy and the Kubernetes manifests use the same numbers).
 FROM runtime-common AS runtime-payment

@@ -2,11 +2,17 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { from as copyFromStdin } from 'pg-copy-streams';
 import type { DbLogger, DbSession, PostgresDatabase, Row, SqlRunner } from './database-types';
 
+/**
+ * pg-copy-streams, loaded by the first COPY (a batch of usage rows, written
+ * after the first answers): an idle worker does not hold it (~0.3 MB, issue 46).
+ */
+let copyStreams: typeof import('pg-copy-streams') | undefined;
+
 async function copyOn(client: pg.PoolClient, sql: string, data: string): Promise<void> {
-  await pipeline(Readable.from([data]), client.query(copyFromStdin(sql)));
+  copyStreams ??= require('pg-copy-streams') as typeof import('pg-copy-streams');
+  await pipeline(Readable.from([data]), client.query(copyStreams.from(sql)));
 }
 
 function createRunner(client: pg.Pool | pg.PoolClient): SqlRunner {
