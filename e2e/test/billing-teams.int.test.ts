@@ -19,6 +19,7 @@ import {
 } from './support/fakes';
 import {
   createServiceStorage,
+  expectStatus,
   type ServiceProcess,
   type ServiceStorage,
   startService,
@@ -185,7 +186,7 @@ describeWithServers('team usage billed to the team through payment and Stripe', 
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hi.' }] }),
     });
-    expect(res.status).toBe(200);
+    await expectStatus(res, 200, gateway);
     await res.arrayBuffer();
     return res.headers.get('x-request-id') as string;
   }
