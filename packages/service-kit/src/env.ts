@@ -95,7 +95,7 @@ export function serviceEnvFields(defaults: { port: number; dataDir: string }) {
     REDIS_URL: urlOf(['redis', 'rediss']).optional(),
     /**
      * How long a Redis command or a new Postgres connection may take before the
-     * request that needs it is answered 503 (docs/reliability.md "Time-outs"):
+     * request that needs it is answered 503 (docs/reliability.md, "How it is done"):
      * short, so a hung dependency costs callers little; a slower network raises them.
      */
     REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(750),
