@@ -61,7 +61,7 @@ export async function openPostgres(
   poolMax?: number,
   connectTimeoutMs = 1500,
 ): Promise<PostgresDatabase> {
-  // A refused or hanging connection fails within 1.5 s (answered 503) instead of waiting for ever.
+  // A refused or hanging connection fails within connectTimeoutMs (answered 503) instead of waiting for ever.
   // `max`: the process's share of the service's connection budget (service-kit databasePoolSize).
   const pool = new pg.Pool({
     connectionString: url,

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
-import Module from 'node:module';
 import path from 'node:path';
+import { cacheStandIn } from './module-stand-in';
 
 /**
  * zod's index loads every one of its ~60 message locales (`z.locales.de`,
@@ -44,11 +44,7 @@ export function installLazyZodLocales(): boolean {
       },
     });
   }
-  const stand = new Module(index);
-  stand.filename = index;
-  stand.exports = exports;
-  stand.loaded = true;
-  require.cache[index] = stand;
+  cacheStandIn(index, exports);
   return true;
 }
 

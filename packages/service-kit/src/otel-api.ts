@@ -1,4 +1,4 @@
-import Module from 'node:module';
+import { cacheStandIn } from './module-stand-in';
 
 type OtelApi = typeof import('@opentelemetry/api');
 
@@ -27,11 +27,7 @@ function apiIndex(): string | undefined {
 export function installLazyOtelApi(): boolean {
   const index = apiIndex();
   if (!index || require.cache[index]) return false;
-  const stand = new Module(index) as CachedModule;
-  stand.filename = index;
-  stand.loaded = true;
-  stand[STAND_IN] = true;
-  stand.exports = new Proxy(
+  const exports = new Proxy(
     {},
     {
       get: (_target, key) => Reflect.get(realOtelApi(), key),
@@ -44,7 +40,7 @@ export function installLazyOtelApi(): boolean {
       },
     },
   );
-  require.cache[index] = stand;
+  (cacheStandIn(index, exports) as CachedModule)[STAND_IN] = true;
   return true;
 }
 
