@@ -14,7 +14,7 @@ export type ServiceAppOptions = {
 
 /**
  * The head of every service's middleware chain, in the order the architecture
- * fixes: (the trace span when tracing is on,) request id, metrics, access log (secrets redacted), helmet. Routes and
+ * fixes: request id, (the trace span when tracing is on,) metrics, access log (secrets redacted), helmet. Routes and
  * the error handler follow in the service's own createApp.
  */
 export function createServiceApp(opts: ServiceAppOptions): { app: Express; metrics: HttpMetrics } {
@@ -23,9 +23,10 @@ export function createServiceApp(opts: ServiceAppOptions): { app: Express; metri
   app.set('trust proxy', opts.trustProxyHops);
   app.set('query parser', 'simple');
   const metrics = opts.metrics ?? createHttpMetrics({ service: opts.service });
-  // The request span first, so that it covers the whole request (only while tracing is on: see tracing.ts).
-  if (tracingOn()) app.use(traceRequests());
+  // The request id, then the request span (only while tracing is on: see tracing.ts), which
+  // keeps its context in the store the request id's middleware has just entered.
   app.use(requestId());
+  if (tracingOn()) app.use(traceRequests());
   app.use(metrics.middleware);
   app.use(httpLogger(opts.logger));
   app.use(helmet());

@@ -2,6 +2,7 @@ import type { Tracer, TracerProvider } from '@opentelemetry/api';
 import { batchSettingsOf, EncodingSpanProcessor } from './encoding-span-processor';
 import { createOtlpProtobufTraceExporter, usesOtlpProtobuf } from './otlp-exporter';
 import { PooledIdGenerator } from './random-ids';
+import { type RequestScoped, requestScopedContextManager } from './request-context-manager';
 
 type Env = Readonly<Record<string, string | undefined>>;
 type Api = typeof import('@opentelemetry/api');
@@ -10,6 +11,8 @@ type SdkTrace = typeof import('@opentelemetry/sdk-trace');
 /** The started SDK: its tracer, and how to flush and stop it. */
 export type TraceSdk = {
   tracer: Tracer;
+  /** The context manager when ours is the global one (request-context-manager.ts), else undefined. */
+  requestScoped: RequestScoped | undefined;
   forceFlush(): Promise<void>;
   shutdown(): Promise<void>;
 };
@@ -60,9 +63,8 @@ export function startTraceSdk(service: string, env: Env, api: Api): TraceSdk {
   const core = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   if (level)
     api.diag.setLogger(new api.DiagConsoleLogger(), { logLevel: core.diagLogLevelFromString(level) });
-  const { AsyncLocalStorageContextManager } =
-    require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
-  api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const contextManager = contextManagerOf(api);
+  const requestScoped = api.context.setGlobalContextManager(contextManager) ? contextManager : undefined;
   const propagators = [...new Set(listOf(env.OTEL_PROPAGATORS))];
   if (!propagators.includes('none')) {
     const names = propagators.length ? propagators : ['tracecontext', 'baggage'];
@@ -84,9 +86,23 @@ export function startTraceSdk(service: string, env: Env, api: Api): TraceSdk {
   api.trace.setGlobalTracerProvider(provider);
   return {
     tracer: provider.getTracer(`@platform/${service}`),
+    requestScoped,
     shutdown: () => provider.shutdown(),
     forceFlush: () => provider.forceFlush(),
   };
+}
+
+/** OpenTelemetry's AsyncLocalStorage context manager, keeping a request's context in the request's store. */
+function contextManagerOf(api: Api) {
+  const { AsyncLocalStorageContextManager } =
+    require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
+  return requestScopedContextManager(AsyncLocalStorageContextManager, api.ROOT_CONTEXT).enable();
+}
+
+/** Whether `manager` is the API's context manager: a context the API activates is its active one. */
+function isGlobal(manager: { active(): unknown }, api: Api): boolean {
+  const probe = api.ROOT_CONTEXT.setValue(api.createContextKey('platform context manager probe'), true);
+  return api.context.with(probe, () => manager.active() === probe);
 }
 
 /** NodeSDK's resource: the default one, its five default detectors, then our service name unless OTEL_SERVICE_NAME names one. */
@@ -199,7 +215,9 @@ function nonNegative(value: string | undefined): number | undefined {
 /** `@opentelemetry/sdk-node` for the choices the pieces leave to it (see piecesCover); exported for the test that compares the two. */
 export function startNodeSdk(service: string, env: Env, api: Api): TraceSdk {
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const contextManager = contextManagerOf(api);
   const sdk = new NodeSDK({
+    contextManager,
     ...(env.OTEL_SERVICE_NAME ? {} : { serviceName: service }),
     ...(usesOtlpProtobuf(env)
       ? {
@@ -220,6 +238,8 @@ export function startNodeSdk(service: string, env: Env, api: Api): TraceSdk {
     ).getDelegate?.();
   return {
     tracer: api.trace.getTracer(`@platform/${service}`),
+    // NodeSDK registers the manager it is given, unless one is registered already.
+    requestScoped: isGlobal(contextManager, api) ? contextManager : undefined,
     shutdown: () => sdk.shutdown(),
     forceFlush: async () => {
       await provider()?.forceFlush?.();

@@ -3,6 +3,7 @@ import { addAccessLogFields } from '@platform/logging';
 import type { RequestHandler } from 'express';
 import { LeanSpan, leanTracerOver } from './lean-tracer';
 import { realOtelApi } from './otel-api';
+import type { RequestScoped } from './request-context-manager';
 import { startTraceSdk } from './trace-sdk';
 
 /**
@@ -25,6 +26,8 @@ type On = {
   };
   tracer: ReturnType<TraceAPI['getTracer']>;
   requestSpanKey: symbol;
+  /** Our context manager, when it is the global one: a request's context goes into the request's store. */
+  requestScoped: RequestScoped | undefined;
   /** The headers the configured propagators read (`traceparent`, `tracestate`, `baggage` by default). */
   propagationFields: readonly string[];
   /**
@@ -93,6 +96,7 @@ export function startTracing(opts: { service: string; env: Env }): Tracing | und
     // The SDK's sampler, ids, resource, limits and processors behind a leaner span (lean-tracer.ts).
     tracer: leanTracerOver(api, sdkTracer) ?? sdkTracer,
     requestSpanKey: api.createContextKey('platform request span'),
+    requestScoped: sdk.requestScoped,
     propagationFields: api.propagation.fields().map((f) => f.toLowerCase()),
     defaultPropagators: defaultPropagatorsIn(opts.env, api.propagation.fields()),
     isTracingSuppressed: (require('@opentelemetry/core') as typeof import('@opentelemetry/core'))
@@ -158,9 +162,11 @@ function carriesContext(
 
 /**
  * One SERVER span per request, continuing the caller's trace when it sent a
- * valid `traceparent`; active (AsyncLocalStorage) for everything the request
- * runs, so child spans and the upstream `traceparent` hang under it. The
- * trace id goes on the access-log line to find the trace from the log.
+ * valid `traceparent`; active for everything the request runs, so child spans
+ * and the upstream `traceparent` hang under it. Its context goes into the
+ * request's own store (request-context-manager.ts; the request-id middleware
+ * runs first), else, outside one, into a `context.with`. The trace id goes on
+ * the access-log line to find the trace from the log.
  */
 export function traceRequests(): RequestHandler {
   return (req, res, next) => {
@@ -189,6 +195,7 @@ export function traceRequests(): RequestHandler {
       if (res.statusCode >= 500) span.setStatus({ code: t.statusError });
       span.end();
     });
+    if (t.requestScoped?.enterRequest(ctx)) return next();
     t.api.context.with(ctx, next);
   };
 }

@@ -1,4 +1,5 @@
 import * as api from '@opentelemetry/api';
+import { requestContext } from '@platform/logging';
 import { inSpan, startSpan, startTracing, traceRequests, withTraceHeaders } from '../src/tracing';
 
 /**
@@ -87,5 +88,25 @@ describe('withTraceHeaders with tracing on', () => {
     expect(injected).toBe(true);
     expect(headers).toEqual(theirs);
     expect(headers.baggage).toBe('tenant=t1');
+  });
+
+  it("keeps the request span in the request's store, and in a with-scope outside one", async () => {
+    const req = { method: 'GET', path: '/x', headers: {}, baseUrl: '' };
+    const res = { once: () => undefined, locals: {} };
+    const inStore = await requestContext.run({ requestId: 'r1' }, async () => {
+      traceRequests()(req as never, res as never, () => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      const active = api.trace.getActiveSpan()?.spanContext().spanId;
+      const stored = api.trace.getSpan(requestContext.getStore()?.otel ?? api.ROOT_CONTEXT);
+      return [active, stored?.spanContext().spanId];
+    });
+    expect(inStore[0]).toMatch(/^[0-9a-f]{16}$/);
+    expect(inStore[1]).toBe(inStore[0]);
+    let outside: string | undefined;
+    traceRequests()(req as never, res as never, () => {
+      outside = api.trace.getActiveSpan()?.spanContext().spanId;
+    });
+    expect(outside).toMatch(/^[0-9a-f]{16}$/);
+    expect(api.trace.getActiveSpan()).toBeUndefined();
   });
 });
