@@ -31,7 +31,7 @@ type Token = ReturnType<AsyncLocalStorageContextManager['attach']>;
 export function requestScopedContextManager(
   Base: typeof AsyncLocalStorageContextManager,
   root: Context,
-): ContextManager & RequestScoped {
+): ContextManager & RequestScoped & { attach(context: Context): Token } {
   class RequestScopedContextManager extends Base implements RequestScoped {
     private readonly scopes = new AsyncLocalStorage<Context>();
 
