@@ -108,11 +108,13 @@ runOnLedgerDatabase(async (prisma, database) => {
     summariseUsage(prisma, { userId: someUser, from: quarterAgo, to: today, currency: 'USD' }),
   );
   const feedUser = await medianMs(() =>
-    readFeed(prisma, { after: { xid: 0n, seq: 0n }, limit: 1000, userId: someUser }),
+    readFeed(prismaSql(prisma), { after: { xid: 0n, seq: 0n }, limit: 1000, userId: someUser }),
   );
-  const feedAll = await medianMs(() => readFeed(prisma, { after: { xid: 0n, seq: 0n }, limit: 1000 }));
+  const feedAll = await medianMs(() =>
+    readFeed(prismaSql(prisma), { after: { xid: 0n, seq: 0n }, limit: 1000 }),
+  );
   const retentionStart = process.hrtime.bigint();
-  const deleted = await deleteExpiredRecords(prisma, new Date(Date.now() - 88 * 86_400_000), 5000);
+  const deleted = await deleteExpiredRecords(prismaSql(prisma), new Date(Date.now() - 88 * 86_400_000), 5000);
   const retentionMs = Number(process.hrtime.bigint() - retentionStart) / 1e6;
 
   const lines = [

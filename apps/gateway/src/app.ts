@@ -153,6 +153,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(
     createUsageRouter({
       prisma,
+      sql: deps.sql,
       auth: sessionOrKey,
       service: requireServiceToken(env.GATEWAY_SERVICE_TOKEN),
       currency: env.AI_COST_CURRENCY,
@@ -162,6 +163,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(
     createBudgetRouter({
       prisma,
+      sql: deps.sql,
       budgets: deps.budgets,
       currency: env.AI_COST_CURRENCY,
       auth: sessionOrKey,

@@ -164,7 +164,7 @@ function moneyAdapters(
     return { ledger: durable(ledger, prisma), counters: counters() };
   }
   // Postgres refusing: the local spool.
-  return { ledger: durable(createPostgresLedger(prisma), null), counters: counters() };
+  return { ledger: durable(createPostgresLedger(base.sql ?? prismaSql(prisma)), null), counters: counters() };
 }
 
 /**
@@ -179,35 +179,35 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
   const masterKeys = env.PROVIDER_KEYS_MASTER_KEYS ? parseMasterKeys(env.PROVIDER_KEYS_MASTER_KEYS) : null;
   if (!masterKeys) logger.warn('PROVIDER_KEYS_MASTER_KEYS unset: stored provider keys are disabled');
   const clock = overrides.clock ?? systemClock;
+  // A chat's queries go through raw SQL on the pool, never Prisma (AuthDeps.sql).
+  const sql = base.sql ?? prismaSql(prisma);
   const metrics = createHttpMetrics({ service: SERVICE_NAME });
-  const storedKeys = createStoredKeyCache({ prisma, kv, logger, masterKeys, clock });
+  const storedKeys = createStoredKeyCache({ sql, kv, logger, masterKeys, clock });
   const { ledger, counters } = moneyAdapters(base, overrides, clock, metrics.registry);
   const budgets = createBudgets({
     store: counters,
     defaults: budgetDefaultsOf(env),
-    loadUserRules: (userId) => listUserBudgets(prisma, userId),
-    windowUse: (userId, id, window) => useInWindow(prisma, userId, id, window),
+    loadUserRules: (userId) => listUserBudgets(sql, userId),
+    windowUse: (userId, id, window) => useInWindow(sql, userId, id, window),
     logger,
     now: clock,
   });
-  const retention = startUsageRetention({ prisma, logger, clock, retentionDays: env.USAGE_RETENTION_DAYS });
+  const retention = startUsageRetention({ sql, logger, clock, retentionDays: env.USAGE_RETENTION_DAYS });
   const auditRetention = startAuditRetention({
-    prisma,
+    sql,
     logger,
     clock,
     retentionDays: env.AUDIT_RETENTION_DAYS,
   });
-  const projectCapture = createProjectCapture({ prisma, kv, logger, clock });
+  const projectCapture = createProjectCapture({ sql, kv, logger, clock });
   const requestLog =
-    env.REQUEST_LOG_RETENTION_DAYS > 0
-      ? createRequestLog({ sql: base.sql ?? prismaSql(prisma), logger, capture: projectCapture })
-      : null;
+    env.REQUEST_LOG_RETENTION_DAYS > 0 ? createRequestLog({ sql, logger, capture: projectCapture }) : null;
   const requestLogRetention = requestLog
-    ? startRequestLogRetention({ prisma, logger, clock, retentionDays: env.REQUEST_LOG_RETENTION_DAYS })
+    ? startRequestLogRetention({ sql, logger, clock, retentionDays: env.REQUEST_LOG_RETENTION_DAYS })
     : null;
   const responses =
     env.RESPONSES_RETENTION_DAYS > 0
-      ? createResponseStore({ prisma, clock, retentionDays: env.RESPONSES_RETENTION_DAYS })
+      ? createResponseStore({ sql, clock, retentionDays: env.RESPONSES_RETENTION_DAYS })
       : null;
   const stopResponseSweep = responses?.startSweeping(logger);
   const billing = createBilling({
@@ -217,8 +217,8 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
     kv,
     clock,
     registry: metrics.registry,
-    feed: (after, limit) => readFeed(prisma, { after, limit }),
-    cursor: createCursorStore(prisma, 'usage'),
+    feed: (after, limit) => readFeed(sql, { after, limit }),
+    cursor: createCursorStore(sql, 'usage'),
   });
   billing.start();
   const ai = createAiRuntime({
@@ -255,8 +255,9 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
   });
   return {
     ...base,
+    sql,
     clock,
-    apiKeys: createApiKeyVerifier({ prisma, kv, logger, pepper: env.GATEWAY_SECRET, clock }),
+    apiKeys: createApiKeyVerifier({ sql, kv, logger, pepper: env.GATEWAY_SECRET, clock }),
     keyGuessing: createKeyGuessingGuard(kv),
     mailer: overrides.mailer ?? createMailer(env, logger),
     metrics,

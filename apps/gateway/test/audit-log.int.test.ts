@@ -135,10 +135,18 @@ describe('audit log', () => {
     ).rejects.toThrow(/append-only/);
     expect(await events(me.cookie)).toHaveLength(1);
     // The purge deletes what is older than its cut-off, nothing newer.
-    expect(await purgeAuditEvents(h.prisma, new Date(Date.now() - 3_600_000), 100)).toBe(0);
+    expect(await purgeAuditEvents(h.deps.sql, new Date(Date.now() - 3_600_000), 100)).toBe(0);
     expect(await events(me.cookie)).toHaveLength(1);
-    await purgeAuditEvents(h.prisma, new Date(Date.now() + 60_000), 100_000);
+    expect(await purgeAuditEvents(h.deps.sql, new Date(Date.now() + 60_000), 100_000)).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(await events(me.cookie)).toHaveLength(0);
+    // The purge's setting lasted its own statement: a plain DELETE is refused again.
+    await write(me.cookie, 'post', '/api/v1/auth/api-keys').send({ name: 'after' });
+    for (let i = 0; i < 4; i += 1)
+      await expect(
+        h.deps.sql.query('DELETE FROM audit_events WHERE owner_user_id = $1::uuid', [me.userId]),
+      ).rejects.toThrow(/append-only/);
   });
 
   it('pages and exports as NDJSON and CSV; a bad query is 400, never 500', async () => {

@@ -12,7 +12,7 @@ useAiHarness({}, (state) => {
 });
 
 let n = 0;
-const storeNamed = () => createCursorStore(h.prisma, `test-${process.pid}-${++n}`);
+const storeNamed = () => createCursorStore(h.sql, `test-${process.pid}-${++n}`);
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('billing cursor store (Postgres)', () => {

@@ -282,7 +282,7 @@ describe('request log', () => {
     const recent = row(1);
     await insertRequestLog(prismaSql(h.prisma), [old, recent]);
     const retention = startRequestLogRetention({
-      prisma: h.prisma,
+      sql: h.sql,
       logger: h.deps.logger,
       retentionDays: 7,
       clock: () => now,

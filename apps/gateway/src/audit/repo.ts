@@ -1,3 +1,4 @@
+import type { RawSql } from '../batching/raw-sql';
 import type { PrismaClient } from '../generated/prisma/client';
 
 type Db = Pick<PrismaClient, 'auditEvent' | '$transaction' | '$executeRaw'>;
@@ -52,13 +53,19 @@ export async function listAuditEvents(
 /**
  * Deletes events older than `before`, at most `batch` of them: the one
  * DELETE the table's trigger lets through, as it runs with `audit.purge`
- * set for its own transaction.
+ * set for its own transaction (`set_config(..., true)`, in the statement's
+ * one-time filter, evaluated before any row is deleted). One statement on
+ * the pool's raw SQL, not Prisma: every worker runs it hourly, and a
+ * worker's first Prisma query loads its query compiler (~8-9 MB; issue 46).
  */
-export async function purgeAuditEvents(prisma: Db, before: Date, batch: number): Promise<number> {
-  return prisma.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT set_config('audit.purge', 'on', true)`;
-    return tx.$executeRaw`
-      DELETE FROM audit_events WHERE id IN (
-        SELECT id FROM audit_events WHERE at < ${before} ORDER BY id LIMIT ${batch})`;
-  });
+export async function purgeAuditEvents(sql: RawSql, before: Date, batch: number): Promise<number> {
+  const [row] = await sql.query<{ n: number }>(
+    `WITH d AS (DELETE FROM audit_events
+                 WHERE (SELECT set_config('audit.purge', 'on', true)) = 'on'
+                   AND id IN (SELECT id FROM audit_events WHERE at < $1::timestamptz ORDER BY id LIMIT $2::int)
+                RETURNING 1)
+     SELECT count(*)::int AS n FROM d`,
+    [before.toISOString(), batch],
+  );
+  return row?.n ?? 0;
 }

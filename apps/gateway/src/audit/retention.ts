@@ -1,11 +1,11 @@
 import type { Logger } from '@platform/logging';
-import type { PrismaClient } from '../generated/prisma/client';
+import type { RawSql } from '../batching/raw-sql';
 import { type RetentionSweep, startRetentionSweep } from '../retention/sweep';
 import { purgeAuditEvents } from './repo';
 
 /** Removes audit events older than `retentionDays`, in batches, every `everyMs` (AUDIT_RETENTION_DAYS). */
 export function startAuditRetention(opts: {
-  prisma: PrismaClient;
+  sql: RawSql;
   logger: Logger;
   retentionDays: number;
   clock: () => number;
@@ -15,6 +15,6 @@ export function startAuditRetention(opts: {
   return startRetentionSweep({
     ...opts,
     what: 'audit events',
-    purge: (before, batch) => purgeAuditEvents(opts.prisma, before, batch),
+    purge: (before, batch) => purgeAuditEvents(opts.sql, before, batch),
   });
 }

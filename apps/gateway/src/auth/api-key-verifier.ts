@@ -1,9 +1,9 @@
 import type { KeyValueStore } from '@platform/db';
 import type { Logger } from '@platform/logging';
 import type { Clock } from '@platform/service-kit';
+import type { RawSql } from '../batching/raw-sql';
 import { createInvalidationChannel } from '../cache/invalidation';
 import { lruCache } from '../cache/lru';
-import type { PrismaClient } from '../generated/prisma/client';
 import { hashApiKey } from './api-key-hash';
 import { type ApiKeyRecord, findApiKeyByHash } from './api-key-repo';
 import { createLastUsedWriter, type LastUsedWriter } from './last-used-writer';
@@ -27,7 +27,8 @@ export function revocationMarkerKey(hash: string): string {
 }
 
 export type ApiKeyVerifierOptions = {
-  prisma: PrismaClient;
+  /** The pool's raw SQL (the lookup and the last-used writes stay off Prisma: api-key-repo.ts). */
+  sql: RawSql;
   kv: KeyValueStore;
   logger: Logger;
   /** GATEWAY_SECRET, the HMAC pepper. */
@@ -74,7 +75,7 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
     ttlMs: API_KEY_CACHE_TTL_MS,
     clock: opts.clock,
   });
-  const lastUsed = createLastUsedWriter({ prisma: opts.prisma, logger: opts.logger });
+  const lastUsed = createLastUsedWriter({ sql: opts.sql, logger: opts.logger });
   // Eviction is an optimisation; the per-request marker read keeps revocation correct.
   const invalidation = createInvalidationChannel({
     kv: opts.kv,
@@ -98,15 +99,14 @@ export function createApiKeyVerifier(opts: ApiKeyVerifierOptions): ApiKeyVerifie
     const hash = hashApiKey(plaintext, opts.pepper);
     const cached = cache.get(hash);
     const markerRead = opts.kv.get(revocationMarkerKey(hash));
-    const result = Promise.all([
-      cached ? cached.record : findApiKeyByHash(opts.prisma, hash),
-      markerRead,
-    ]).then(([record, marker]) => {
-      if (!cached) cache.set(hash, { record });
-      if (!record || record.revoked || marker !== null) return null;
-      lastUsed.touch(record.id, opts.clock());
-      return identity(record);
-    });
+    const result = Promise.all([cached ? cached.record : findApiKeyByHash(opts.sql, hash), markerRead]).then(
+      ([record, marker]) => {
+        if (!cached) cache.set(hash, { record });
+        if (!record || record.revoked || marker !== null) return null;
+        lastUsed.touch(record.id, opts.clock());
+        return identity(record);
+      },
+    );
     return { cached: cached?.record && !cached.record.revoked ? identity(cached.record) : null, result };
   }
 

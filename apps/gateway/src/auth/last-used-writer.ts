@@ -1,7 +1,7 @@
 import type { Logger } from '@platform/logging';
 import { createBatchWriter } from '../batching/batch-writer';
+import type { RawSql } from '../batching/raw-sql';
 import { lruCache } from '../cache/lru';
-import type { PrismaClient } from '../generated/prisma/client';
 import { writeLastUsed } from './api-key-repo';
 
 /**
@@ -18,7 +18,7 @@ export type LastUsedWriter = {
 };
 
 export type LastUsedWriterOptions = {
-  prisma: PrismaClient;
+  sql: RawSql;
   logger: Logger;
   resolutionMs?: number;
   flushDelayMs?: number;
@@ -29,7 +29,7 @@ export function createLastUsedWriter(opts: LastUsedWriterOptions): LastUsedWrite
   // Least recently used keys are forgotten first; a forgotten key is just recorded again.
   const lastRecorded = lruCache<string, number>({ max: 100_000 });
   const writer = createBatchWriter<{ id: string; at: Date }>({
-    write: (entries) => writeLastUsed(opts.prisma, entries),
+    write: (entries) => writeLastUsed(opts.sql, entries),
     maxDelayMs: opts.flushDelayMs ?? 5_000,
     maxBatch: 1_000,
     maxBuffered: 100_000,

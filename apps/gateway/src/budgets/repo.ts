@@ -1,9 +1,25 @@
-import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import type { RawSql } from '../batching/raw-sql';
+import type { PrismaClient } from '../generated/prisma/client';
 import type { BudgetId, BudgetPeriod, BudgetRule, BudgetScope, BudgetUnit, BudgetWindow } from './rules';
 
-/** The budgets a user set. */
-export async function listUserBudgets(prisma: PrismaClient, userId: string): Promise<BudgetRule[]> {
-  const rows = await prisma.budget.findMany({ where: { userId } });
+type BudgetSqlRow = {
+  scope: string;
+  subject: string;
+  period: string;
+  unit: string;
+  limit: string | number | bigint;
+};
+
+/**
+ * The budgets a user set. On raw SQL (the pool's `pg`): every chat's
+ * reservation may read them, and a chat's queries stay off Prisma's query
+ * compiler (~8-9 MB per worker once loaded; docs/performance.md, issue 46).
+ */
+export async function listUserBudgets(sql: RawSql, userId: string): Promise<BudgetRule[]> {
+  const rows = await sql.query<BudgetSqlRow>(
+    'SELECT scope, subject, period, unit, "limit" FROM budgets WHERE user_id = $1::uuid',
+    [userId],
+  );
   return rows.map((r) => ({
     scope: r.scope as BudgetScope,
     subject: r.subject,
@@ -44,22 +60,24 @@ export async function ownsApiKey(prisma: PrismaClient, userId: string, apiKeyId:
  * of a second) are not in it yet.
  */
 export async function useInWindow(
-  prisma: PrismaClient,
+  sql: RawSql,
   userId: string,
   id: BudgetId,
   window: BudgetWindow,
 ): Promise<number> {
-  const column = id.unit === 'tokens' ? Prisma.sql`total_tokens` : Prisma.sql`cost_micros`;
+  // Both names are constants chosen here, never the caller's text.
+  const column = id.unit === 'tokens' ? 'total_tokens' : 'cost_micros';
   const subject =
-    id.scope === 'api_key'
-      ? Prisma.sql`AND api_key_id = ${id.subject}`
-      : id.scope === 'project'
-        ? Prisma.sql`AND project_id = ${id.subject}`
-        : Prisma.empty;
-  const [row] = await prisma.$queryRaw<{ used: bigint | number | null }[]>`
-    SELECT sum(${column})::bigint AS used FROM usage_daily
-     WHERE user_id = ${userId}::uuid
-       AND day >= ${new Date(window.startsAt)}::date AND day < ${new Date(window.endsAt)}::date
-       ${subject}`;
+    id.scope === 'api_key' ? 'AND api_key_id = $4' : id.scope === 'project' ? 'AND project_id = $4' : '';
+  // Days are UTC days (usage_daily.day), passed as their dates.
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const params: unknown[] = [userId, day(window.startsAt), day(window.endsAt)];
+  if (subject) params.push(id.subject);
+  const [row] = await sql.query<{ used: string | number | bigint | null }>(
+    `SELECT sum(${column})::bigint AS used FROM usage_daily
+      WHERE user_id = $1::uuid
+        AND day >= $2::date AND day < $3::date ${subject}`,
+    params,
+  );
   return Number(row?.used ?? 0);
 }

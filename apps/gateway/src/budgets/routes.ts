@@ -10,18 +10,15 @@ import type { Logger } from '@platform/logging';
 import { jsonBody, parseRequestPart } from '@platform/service-kit';
 import { type RequestHandler, type Response, Router } from 'express';
 import { recordAudit } from '../audit/record';
+import type { RawSql } from '../batching/raw-sql';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { BudgetStatus, Budgets } from './budgets';
 import { deleteUserBudget, listUserBudgets, ownsApiKey, upsertUserBudget, useInWindow } from './repo';
 import type { BudgetId } from './rules';
 
 /** A user's own limit of one budget, or null (what the audit log's before/after shows). */
-async function ownLimit(
-  prisma: PrismaClient,
-  userId: string,
-  id: BudgetId,
-): Promise<{ limit: number } | null> {
-  const own = (await listUserBudgets(prisma, userId)).find(
+async function ownLimit(sql: RawSql, userId: string, id: BudgetId): Promise<{ limit: number } | null> {
+  const own = (await listUserBudgets(sql, userId)).find(
     (r) => r.scope === id.scope && r.subject === id.subject && r.period === id.period && r.unit === id.unit,
   );
   return own ? { limit: own.limit } : null;
@@ -53,6 +50,8 @@ function toBudget(s: BudgetStatus): Budget {
  */
 export function createBudgetRouter(opts: {
   prisma: PrismaClient;
+  /** Raw SQL on the same pool: the reads the reservation path shares (repo.ts). */
+  sql: RawSql;
   budgets: Budgets;
   currency: string;
   auth: RequestHandler;
@@ -91,7 +90,7 @@ export function createBudgetRouter(opts: {
     if (rule.scope === 'api_key' && !(await ownsApiKey(opts.prisma, userId, rule.subject)))
       throw new AppError('api_key_not_found');
     const counted = await opts.budgets.isCounted(userId, rule);
-    const before = await ownLimit(opts.prisma, userId, rule);
+    const before = await ownLimit(opts.sql, userId, rule);
     await upsertUserBudget(opts.prisma, userId, rule);
     await recordAudit(opts, req, res, {
       action: 'budget.set',
@@ -101,7 +100,7 @@ export function createBudgetRouter(opts: {
       after: { limit: rule.limit },
     });
     // Not counted until now: its counter starts at the window's use so far.
-    if (!counted) await opts.budgets.seed(userId, rule, (w) => useInWindow(opts.prisma, userId, rule, w));
+    if (!counted) await opts.budgets.seed(userId, rule, (w) => useInWindow(opts.sql, userId, rule, w));
     opts.budgets.invalidate(userId);
     const shown = (await opts.budgets.list(userId)).find(
       (b) =>
@@ -116,7 +115,7 @@ export function createBudgetRouter(opts: {
   router.delete('/api/v1/budgets', opts.auth, opts.csrf, async (req, res) => {
     const id = parseRequestPart(ZBudgetId, req.query);
     const userId = opts.userOf(res);
-    const before = await ownLimit(opts.prisma, userId, id);
+    const before = await ownLimit(opts.sql, userId, id);
     if (!(await deleteUserBudget(opts.prisma, userId, id))) throw new AppError('not_found');
     await recordAudit(opts, req, res, {
       action: 'budget.delete',

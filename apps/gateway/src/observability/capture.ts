@@ -2,8 +2,8 @@ import type { KeyValueStore } from '@platform/db';
 import type { Logger } from '@platform/logging';
 import { redactText } from '@platform/logging';
 import type { Clock } from '@platform/service-kit';
+import type { RawSql } from '../batching/raw-sql';
 import { createOwnerCache } from '../cache/owner-cache';
-import type { PrismaClient } from '../generated/prisma/client';
 import { findCapturedProjects } from './project-settings-repo';
 
 /** Channel on which instances tell each other to drop an owner's cached capture settings. */
@@ -32,7 +32,8 @@ export type ProjectCapture = {
 };
 
 export function createProjectCapture(opts: {
-  prisma: PrismaClient;
+  /** The pool's raw SQL (findCapturedProjects stays off Prisma). */
+  sql: RawSql;
   kv: KeyValueStore;
   logger: Logger;
   clock: Clock;
@@ -46,7 +47,7 @@ export function createProjectCapture(opts: {
     ttlMs: opts.cacheTtlMs,
     // A setting that cannot be read is taken as off (logged): the request goes on, without its text.
     load: (owner) =>
-      findCapturedProjects(opts.prisma, owner).then(
+      findCapturedProjects(opts.sql, owner).then(
         (projects) => (projects.length === 0 ? NONE : new Set(projects)),
         (err: unknown) => {
           opts.logger.warn(

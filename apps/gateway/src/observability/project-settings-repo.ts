@@ -1,15 +1,18 @@
+import type { RawSql } from '../batching/raw-sql';
 import type { PrismaClient } from '../generated/prisma/client';
 
 /** A project's stored settings (project_settings); a project without a row has the defaults. */
 export type ProjectSettingsRow = { projectId: string; captureContent: boolean; updatedAt: Date };
 
 /** The owner's projects whose prompts and answers the request log keeps. */
-export async function findCapturedProjects(prisma: PrismaClient, ownerUserId: string): Promise<string[]> {
-  const rows = await prisma.projectSettings.findMany({
-    where: { ownerUserId, captureContent: true },
-    select: { projectId: true },
-  });
-  return rows.map((r) => r.projectId);
+export async function findCapturedProjects(sql: RawSql, ownerUserId: string): Promise<string[]> {
+  // Raw SQL (the pool's `pg`): a chat reads this, and a chat's queries stay off Prisma's
+  // query compiler (~8-9 MB per worker once loaded; docs/performance.md, issue 46).
+  const rows = await sql.query<{ project_id: string }>(
+    'SELECT project_id FROM project_settings WHERE owner_user_id = $1::uuid AND capture_content',
+    [ownerUserId],
+  );
+  return rows.map((r) => r.project_id);
 }
 
 /** Every stored project setting of the owner, by project id. */

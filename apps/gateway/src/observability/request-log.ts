@@ -101,7 +101,7 @@ export function createRequestLog(opts: {
 
 /** Removes request-log rows older than `retentionDays`, in batches, every `everyMs` (like usage retention). */
 export function startRequestLogRetention(opts: {
-  prisma: PrismaClient;
+  sql: RawSql;
   logger: Logger;
   retentionDays: number;
   clock: () => number;
@@ -111,6 +111,6 @@ export function startRequestLogRetention(opts: {
   return startRetentionSweep({
     ...opts,
     what: 'request log rows',
-    purge: (before, batch) => deleteExpiredRequestLog(opts.prisma, before, batch),
+    purge: (before, batch) => deleteExpiredRequestLog(opts.sql, before, batch),
   });
 }

@@ -16,8 +16,8 @@ export function toStoredProviderKey(row: {
 }
 
 export async function listProviderKeys(
-  deps: Pick<ProviderKeyDeps, 'prisma'>,
+  deps: Pick<ProviderKeyDeps, 'sql'>,
   userId: string,
 ): Promise<StoredProviderKey[]> {
-  return (await findProviderKeys(deps.prisma, userId)).map(toStoredProviderKey);
+  return (await findProviderKeys(deps.sql, userId)).map(toStoredProviderKey);
 }

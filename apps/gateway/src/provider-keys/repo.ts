@@ -1,3 +1,4 @@
+import type { RawSql } from '../batching/raw-sql';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { SealedKey } from './crypto';
 
@@ -24,20 +25,36 @@ export async function upsertProviderKey(
   });
 }
 
-export async function findProviderKeys(prisma: PrismaClient, userId: string): Promise<ProviderKeyRow[]> {
-  return prisma.providerKey.findMany({
-    where: { userId },
-    orderBy: { provider: 'asc' },
-    select: {
-      provider: true,
-      masterKeyId: true,
-      iv: true,
-      ciphertext: true,
-      authTag: true,
-      last4: true,
-      createdAt: true,
-    },
-  });
+type ProviderKeySqlRow = {
+  provider: string;
+  master_key_id: string;
+  iv: Uint8Array;
+  ciphertext: Uint8Array;
+  auth_tag: Uint8Array;
+  last4: string;
+  created_at: Date;
+};
+
+/**
+ * A user's stored keys, by provider. On raw SQL (the pool's `pg`): the AI hot
+ * path reads these, and a chat's queries stay off Prisma's query compiler
+ * (~8-9 MB per worker once loaded; docs/performance.md, issue 46).
+ */
+export async function findProviderKeys(sql: RawSql, userId: string): Promise<ProviderKeyRow[]> {
+  const rows = await sql.query<ProviderKeySqlRow>(
+    `SELECT provider, master_key_id, iv, ciphertext, auth_tag, last4, created_at
+       FROM provider_keys WHERE user_id = $1::uuid ORDER BY provider`,
+    [userId],
+  );
+  return rows.map((r) => ({
+    provider: r.provider,
+    masterKeyId: r.master_key_id,
+    iv: r.iv,
+    ciphertext: r.ciphertext,
+    authTag: r.auth_tag,
+    last4: r.last4,
+    createdAt: new Date(r.created_at),
+  }));
 }
 
 /** True when a row was deleted. */

@@ -2,8 +2,8 @@ import type { KeyValueStore } from '@platform/db';
 import type { Logger } from '@platform/logging';
 import type { Clock } from '@platform/service-kit';
 import type { StoredKeys } from '../ai/runtime';
+import type { RawSql } from '../batching/raw-sql';
 import { createOwnerCache } from '../cache/owner-cache';
-import type { PrismaClient } from '../generated/prisma/client';
 import { type MasterKeyRing, openKey } from './crypto';
 import { findProviderKeys } from './repo';
 
@@ -19,7 +19,8 @@ export type StoredKeyCache = {
 };
 
 export type StoredKeyCacheOptions = {
-  prisma: PrismaClient;
+  /** The pool's raw SQL: the hot path's read stays off Prisma (repo.ts findProviderKeys). */
+  sql: RawSql;
   kv: KeyValueStore;
   logger: Logger;
   /** null when PROVIDER_KEYS_MASTER_KEYS is unset: nothing can be decrypted, so every lookup is empty. */
@@ -34,7 +35,7 @@ export function createStoredKeyCache(opts: StoredKeyCacheOptions): StoredKeyCach
     const ring = opts.masterKeys;
     if (!ring) return {};
     const keys: Record<string, string> = {};
-    for (const row of await findProviderKeys(opts.prisma, userId)) {
+    for (const row of await findProviderKeys(opts.sql, userId)) {
       try {
         keys[row.provider] = openKey(ring, row, { userId, provider: row.provider });
       } catch {

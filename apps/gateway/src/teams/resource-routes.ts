@@ -64,7 +64,7 @@ function addTeamBudgetRoutes(router: Router, deps: TeamDeps, read: Guards, write
       throw new AppError('api_key_not_found');
     const counted = await deps.budgets.isCounted(subject, rule);
     await upsertUserBudget(deps.prisma, subject, rule);
-    if (!counted) await deps.budgets.seed(subject, rule, (w) => useInWindow(deps.prisma, subject, rule, w));
+    if (!counted) await deps.budgets.seed(subject, rule, (w) => useInWindow(deps.sql, subject, rule, w));
     deps.budgets.invalidate(subject);
     await auditTeam(deps, req, res, {
       action: 'budget.set',
@@ -76,7 +76,7 @@ function addTeamBudgetRoutes(router: Router, deps: TeamDeps, read: Guards, write
   router.delete('/api/v1/teams/:teamId/budgets', ...write('budgets.write'), async (req, res) => {
     const id = parseRequestPart(ZBudgetId, req.query);
     const subject = teamOf(res).team.subjectUserId;
-    const before = (await listUserBudgets(deps.prisma, subject)).find(
+    const before = (await listUserBudgets(deps.sql, subject)).find(
       (r) => r.scope === id.scope && r.subject === id.subject && r.period === id.period && r.unit === id.unit,
     );
     if (!before || !(await deleteUserBudget(deps.prisma, subject, id))) throw new AppError('not_found');

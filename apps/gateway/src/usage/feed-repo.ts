@@ -1,4 +1,4 @@
-import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import type { RawSql } from '../batching/raw-sql';
 
 /** One ledger record as the feed returns it (snake_case, as on the wire). */
 export type FeedRow = {
@@ -34,7 +34,7 @@ export type FeedRow = {
  * unsafe. Without that exclusion one long transaction anywhere in the
  * cluster (a bulk load in another database) would stop the feed.
  */
-const STABLE_BOUND = Prisma.sql`
+const STABLE_BOUND = `
   SELECT coalesce(min(x::text::bigint), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)
     FROM pg_snapshot_xip(pg_current_snapshot()) AS x
    WHERE x::xid NOT IN (SELECT backend_xid FROM pg_stat_activity
@@ -44,7 +44,7 @@ const STABLE_BOUND = Prisma.sql`
 export type FeedPosition = { xid: bigint; seq: bigint };
 
 type RawRow = Omit<FeedRow, 'cost_micros' | 'created_at'> & {
-  cost_micros: bigint | number;
+  cost_micros: bigint | number | string;
   created_at: Date;
   xid: bigint | string;
   seq: bigint | string;
@@ -61,15 +61,18 @@ type RawRow = Omit<FeedRow, 'cost_micros' | 'created_at'> & {
  * database.
  */
 export async function readFeed(
-  prisma: PrismaClient,
+  sql: RawSql,
   query: { after: FeedPosition; limit: number; userId?: string | undefined },
 ): Promise<{ rows: FeedRow[]; last: FeedPosition | null }> {
-  const columns = Prisma.sql`
+  // Raw SQL on the pool, not Prisma: the billing shipper polls this in every
+  // worker, and a worker's first Prisma query loads its query compiler
+  // (~8-9 MB; docs/performance.md, issue 46).
+  const columns = `
     SELECT request_id::text AS id, client_request_id::text AS client_request_id, user_id::text AS user_id, api_key_id::text AS api_key_id, project_id,
            endpoint, lane, provider, model, status, prompt_tokens, completion_tokens, cached_tokens,
            cache_write_tokens, total_tokens, cost_micros, currency, estimated, byok, created_at, xid::text AS xid, id::text AS seq
       FROM usage_records`;
-  const after = Prisma.sql`(xid, id) > (${query.after.xid}::bigint, ${query.after.seq}::bigint)
+  const after = `(xid, id) > ($1::bigint, $2::bigint)
        AND xid < (${STABLE_BOUND})`;
   // ORDER BY names the table's columns: bare `xid, id` would sort by the
   // output columns of those names (xid as text, id = request_id), which put a
@@ -78,16 +81,23 @@ export async function readFeed(
   // the planner from the (xid, id) index. The limit is written into the SQL (an
   // integer, clamped here): a generic plan for `LIMIT $n` assumes a tenth of the
   // table and may prefer a full scan and sort.
-  const limit = Prisma.raw(String(Math.min(1000, Math.max(1, Math.trunc(query.limit)))));
+  const limit = String(Math.min(1000, Math.max(1, Math.trunc(query.limit))));
+  const position = [String(query.after.xid), String(query.after.seq)];
   const raw = query.userId
-    ? await prisma.$queryRaw<RawRow[]>`${columns} WHERE user_id = ${query.userId}::uuid AND ${after}
-        ORDER BY usage_records.xid, usage_records.id LIMIT ${limit}`
-    : await prisma.$queryRaw<RawRow[]>`${columns} WHERE ${after}
-        ORDER BY usage_records.xid, usage_records.id LIMIT ${limit}`;
+    ? await sql.query<RawRow>(
+        `${columns} WHERE user_id = $3::uuid AND ${after}
+          ORDER BY usage_records.xid, usage_records.id LIMIT ${limit}`,
+        [...position, query.userId],
+      )
+    : await sql.query<RawRow>(
+        `${columns} WHERE ${after}
+          ORDER BY usage_records.xid, usage_records.id LIMIT ${limit}`,
+        position,
+      );
   const rows = raw.map(({ xid: _x, seq: _s, ...r }) => ({
     ...r,
     cost_micros: Number(r.cost_micros),
-    created_at: r.created_at.toISOString(),
+    created_at: new Date(r.created_at).toISOString(),
   }));
   const tail = raw.at(-1);
   return { rows, last: tail ? { xid: BigInt(tail.xid), seq: BigInt(tail.seq) } : null };
@@ -112,14 +122,16 @@ export function decodeCursor(cursor: string): FeedPosition | null {
  * statement, oldest first; the daily sums stay. One worker at a time (a
  * transaction-scoped advisory lock; the others skip). Returns rows deleted.
  */
-export async function deleteExpiredRecords(
-  prisma: PrismaClient,
-  before: Date,
-  batch: number,
-): Promise<number> {
-  return prisma.$executeRaw`
-    WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtext('usage_records_retention')) AS got)
-    DELETE FROM usage_records
-     WHERE (SELECT got FROM lock)
-       AND id IN (SELECT id FROM usage_records WHERE created_at < ${before} ORDER BY created_at LIMIT ${batch})`;
+export async function deleteExpiredRecords(sql: RawSql, before: Date, batch: number): Promise<number> {
+  const [row] = await sql.query<{ n: number }>(
+    `WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtext('usage_records_retention')) AS got),
+          d AS (DELETE FROM usage_records
+                 WHERE (SELECT got FROM lock)
+                   AND id IN (SELECT id FROM usage_records WHERE created_at < $1::timestamptz
+                               ORDER BY created_at LIMIT $2::int)
+                RETURNING 1)
+     SELECT count(*)::int AS n FROM d`,
+    [before.toISOString(), batch],
+  );
+  return row?.n ?? 0;
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '@platform/logging';
-import type { PrismaClient } from '../generated/prisma/client';
+import type { RawSql } from '../batching/raw-sql';
 import { type RetentionSweep, startRetentionSweep } from '../retention/sweep';
 import { deleteExpiredRecords } from './feed-repo';
 
@@ -9,7 +9,7 @@ import { deleteExpiredRecords } from './feed-repo';
  * no long lock and no WAL burst), every `everyMs`. The daily sums stay.
  */
 export function startUsageRetention(opts: {
-  prisma: PrismaClient;
+  sql: RawSql;
   logger: Logger;
   retentionDays: number;
   clock: () => number;
@@ -20,6 +20,6 @@ export function startUsageRetention(opts: {
   return startRetentionSweep({
     ...opts,
     what: 'usage records',
-    purge: (before, batch) => deleteExpiredRecords(opts.prisma, before, batch),
+    purge: (before, batch) => deleteExpiredRecords(opts.sql, before, batch),
   });
 }

@@ -10,6 +10,7 @@ import { AppError } from '@platform/errors';
 import { type Clock, parseRequestPart, systemClock } from '@platform/service-kit';
 import { type RequestHandler, Router } from 'express';
 import { requireAuthOf } from '../auth/api-key-auth';
+import type { RawSql } from '../batching/raw-sql';
 import type { PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, encodeCursor, type FeedPosition, readFeed } from './feed-repo';
 import { summariseUsage } from './repo';
@@ -18,7 +19,7 @@ import { summariseUsage } from './repo';
 const START: FeedPosition = { xid: 0n, seq: 0n };
 
 async function feedPage(
-  prisma: PrismaClient,
+  sql: RawSql,
   query: { cursor?: string | undefined; limit: number },
   userId: string | undefined,
 ): Promise<UsageFeedResponse> {
@@ -27,7 +28,7 @@ async function feedPage(
     throw new AppError('validation_failed', {
       details: [{ path: 'cursor', message: 'not a cursor of this feed' }],
     });
-  const { rows, last } = await readFeed(prisma, { after, limit: query.limit, userId });
+  const { rows, last } = await readFeed(sql, { after, limit: query.limit, userId });
   const next = last ?? after;
   return { records: rows, next_cursor: encodeCursor(next), has_more: rows.length === query.limit };
 }
@@ -42,6 +43,8 @@ async function feedPage(
  */
 export function createUsageRouter(opts: {
   prisma: PrismaClient;
+  /** The pool's raw SQL (the feed: feed-repo.ts). */
+  sql: RawSql;
   auth: RequestHandler;
   service: RequestHandler;
   currency: string;
@@ -66,11 +69,11 @@ export function createUsageRouter(opts: {
   });
   router.get('/api/v1/usage/records', opts.auth, async (req, res) => {
     const query = parseRequestPart(ZUsageFeedQuery, req.query);
-    res.json(await feedPage(opts.prisma, query, requireAuthOf(res).userId));
+    res.json(await feedPage(opts.sql, query, requireAuthOf(res).userId));
   });
   router.get('/api/v1/usage/feed', opts.service, async (req, res) => {
     const query = parseRequestPart(ZServiceUsageFeedQuery, req.query);
-    res.json(await feedPage(opts.prisma, query, query.user_id));
+    res.json(await feedPage(opts.sql, query, query.user_id));
   });
   return router;
 }

@@ -116,6 +116,8 @@ export type AiHarness = {
   app: Express;
   deps: GatewayDeps;
   prisma: PrismaClient;
+  /** Every statement Prisma has run so far, in order (its `query` events): what a test may require to stay off Prisma. */
+  prismaQueries: string[];
   /** Raw SQL on the same pool, as the service's batched inserts use it (with COPY). */
   sql: Database;
   kv: KeyValueStore;
@@ -160,7 +162,9 @@ export async function startAiHarness(
     migrationsDir: GATEWAY_MIGRATIONS_DIR,
     serverUrl: storage.databaseServerUrl,
   });
-  const prisma = new PrismaClient({ adapter: database.adapter });
+  const prisma = new PrismaClient({ adapter: database.adapter, log: [{ emit: 'event', level: 'query' }] });
+  const prismaQueries: string[] = [];
+  prisma.$on('query', (e) => prismaQueries.push(e.query));
   const kv = createTestKv({ url: storage.redisUrl });
   const logs = createMemoryDestination();
   const logger = createLogger({ service: 'gateway', destination: logs, level: 'debug' });
@@ -206,6 +210,7 @@ export async function startAiHarness(
     app,
     deps,
     prisma,
+    prismaQueries,
     sql: database.db,
     kv,
     openai,

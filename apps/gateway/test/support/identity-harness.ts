@@ -105,7 +105,9 @@ export async function startIdentityHarness(
       ...envOverrides,
       ...env,
     };
-    const instance = startGatewayInstance({ logger, prisma, kv }, vars, { clock: clock.now });
+    const instance = startGatewayInstance({ logger, prisma, sql: database.db, kv }, vars, {
+      clock: clock.now,
+    });
     instances.push(instance);
     return instance;
   };

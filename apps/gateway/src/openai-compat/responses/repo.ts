@@ -1,53 +1,64 @@
-import type { Prisma, PrismaClient } from '../../generated/prisma/client';
+import type { RawSql } from '../../batching/raw-sql';
 
 /** One stored response as read back: the answer as sent and the conversation through it. */
 export type StoredResponseRow = { response: unknown; messages: unknown };
 
+// Raw SQL on the pool (`pg`, or PGlite embedded), not Prisma: `/v1/responses` is a
+// chat path, and a chat's queries stay off Prisma's query compiler, which costs a
+// worker ~8-9 MB from its first query (docs/performance.md, issue 46). JSON goes as
+// text cast to jsonb: pg would send a JS array as a Postgres array.
+
 export async function insertStoredResponse(
-  prisma: PrismaClient,
+  sql: RawSql,
   row: { id: string; userId: string; response: object; messages: object; expiresAt: Date },
 ): Promise<void> {
-  await prisma.storedResponse.create({
-    data: {
-      id: row.id,
-      userId: row.userId,
-      response: row.response as Prisma.InputJsonObject,
-      messages: row.messages as Prisma.InputJsonObject,
-      expiresAt: row.expiresAt,
-    },
-  });
+  await sql.query(
+    `INSERT INTO stored_responses (id, user_id, response, messages, expires_at)
+     VALUES ($1, $2::uuid, $3::jsonb, $4::jsonb, $5::timestamptz)`,
+    [
+      row.id,
+      row.userId,
+      JSON.stringify(row.response),
+      JSON.stringify(row.messages),
+      row.expiresAt.toISOString(),
+    ],
+  );
 }
 
 /** The user's stored response, null when there is none (or another user's, or expired). */
 export async function findStoredResponse(
-  prisma: PrismaClient,
+  sql: RawSql,
   userId: string,
   id: string,
   now: Date,
 ): Promise<StoredResponseRow | null> {
-  return prisma.storedResponse.findFirst({
-    where: { id, userId, expiresAt: { gt: now } },
-    select: { response: true, messages: true },
-  });
+  const [row] = await sql.query<StoredResponseRow>(
+    `SELECT response, messages FROM stored_responses
+      WHERE id = $1 AND user_id = $2::uuid AND expires_at > $3::timestamptz`,
+    [id, userId, now.toISOString()],
+  );
+  return row ?? null;
 }
 
 /** Deletes the user's stored response; false when the user has none by that id. */
-export async function deleteStoredResponse(
-  prisma: PrismaClient,
-  userId: string,
-  id: string,
-): Promise<boolean> {
-  const { count } = await prisma.storedResponse.deleteMany({ where: { id, userId } });
-  return count > 0;
+export async function deleteStoredResponse(sql: RawSql, userId: string, id: string): Promise<boolean> {
+  const [row] = await sql.query<{ n: number }>(
+    `WITH d AS (DELETE FROM stored_responses WHERE id = $1 AND user_id = $2::uuid RETURNING 1)
+     SELECT count(*)::int AS n FROM d`,
+    [id, userId],
+  );
+  return (row?.n ?? 0) > 0;
 }
 
 /** Deletes at most `batch` expired responses, oldest first; returns how many. */
-export async function deleteExpiredResponses(
-  prisma: PrismaClient,
-  now: Date,
-  batch: number,
-): Promise<number> {
-  return prisma.$executeRaw`
-    DELETE FROM stored_responses
-     WHERE id IN (SELECT id FROM stored_responses WHERE expires_at <= ${now} ORDER BY expires_at LIMIT ${batch})`;
+export async function deleteExpiredResponses(sql: RawSql, now: Date, batch: number): Promise<number> {
+  const [row] = await sql.query<{ n: number }>(
+    `WITH d AS (DELETE FROM stored_responses
+                 WHERE id IN (SELECT id FROM stored_responses WHERE expires_at <= $1::timestamptz
+                               ORDER BY expires_at LIMIT $2::int)
+                RETURNING 1)
+     SELECT count(*)::int AS n FROM d`,
+    [now.toISOString(), batch],
+  );
+  return row?.n ?? 0;
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '@platform/logging';
-import type { PrismaClient } from '../../generated/prisma/client';
+import type { RawSql } from '../../batching/raw-sql';
 import {
   deleteExpiredResponses,
   deleteStoredResponse,
@@ -26,31 +26,32 @@ export type ResponseStore = {
 };
 
 export function createResponseStore(opts: {
-  prisma: PrismaClient;
+  /** The pool's raw SQL (repo.ts: this path stays off Prisma). */
+  sql: RawSql;
   clock: () => number;
   retentionDays: number;
   batch?: number;
 }): ResponseStore {
-  const { prisma, clock } = opts;
+  const { sql, clock } = opts;
   const batch = opts.batch ?? 1000;
   const sweep = async () => {
     let total = 0;
     for (;;) {
-      const n = await deleteExpiredResponses(prisma, new Date(clock()), batch);
+      const n = await deleteExpiredResponses(sql, new Date(clock()), batch);
       total += n;
       if (n < batch) return total;
     }
   };
   return {
     save: (userId, id, row) =>
-      insertStoredResponse(prisma, {
+      insertStoredResponse(sql, {
         id,
         userId,
         ...row,
         expiresAt: new Date(clock() + opts.retentionDays * DAY_MS),
       }),
-    find: (userId, id) => findStoredResponse(prisma, userId, id, new Date(clock())),
-    remove: (userId, id) => deleteStoredResponse(prisma, userId, id),
+    find: (userId, id) => findStoredResponse(sql, userId, id, new Date(clock())),
+    remove: (userId, id) => deleteStoredResponse(sql, userId, id),
     sweep,
     startSweeping(logger, everyMs = 3_600_000) {
       const timer = setInterval(() => {
