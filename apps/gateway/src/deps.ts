@@ -125,6 +125,7 @@ function memoryCountersOf(kv: KeyValueStore, clock: Clock): BudgetCounterStore {
 
 function moneyAdapters(
   base: GatewayBase,
+  sql: RawSql,
   overrides: GatewayDepsOverrides,
   clock: Clock,
   registry: Registry,
@@ -152,7 +153,7 @@ function moneyAdapters(
     const ledger = createRedisStreamLedger({
       redis: redisKv.redis,
       prisma,
-      sql: base.sql ?? prismaSql(prisma),
+      sql,
       logger,
       streamKey: `${redisKv.keyPrefix}usage:ledger`,
       claimIdleMs: base.env.USAGE_LEDGER_CLAIM_IDLE_MS,
@@ -164,7 +165,7 @@ function moneyAdapters(
     return { ledger: durable(ledger, prisma), counters: counters() };
   }
   // Postgres refusing: the local spool.
-  return { ledger: durable(createPostgresLedger(base.sql ?? prismaSql(prisma)), null), counters: counters() };
+  return { ledger: durable(createPostgresLedger(sql), null), counters: counters() };
 }
 
 /**
@@ -183,7 +184,7 @@ export function buildGatewayDeps(base: GatewayBase, overrides: GatewayDepsOverri
   const sql = base.sql ?? prismaSql(prisma);
   const metrics = createHttpMetrics({ service: SERVICE_NAME });
   const storedKeys = createStoredKeyCache({ sql, kv, logger, masterKeys, clock });
-  const { ledger, counters } = moneyAdapters(base, overrides, clock, metrics.registry);
+  const { ledger, counters } = moneyAdapters(base, sql, overrides, clock, metrics.registry);
   const budgets = createBudgets({
     store: counters,
     defaults: budgetDefaultsOf(env),

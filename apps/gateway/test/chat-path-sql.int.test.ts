@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@platform/testing';
 import { findApiKeyByHash, writeLastUsed } from '../src/auth/api-key-repo';
 import { prismaSql, type RawSql } from '../src/batching/raw-sql';
@@ -5,6 +6,9 @@ import { listUserBudgets, useInWindow } from '../src/budgets/repo';
 import { PrismaClient } from '../src/generated/prisma/client';
 import { findCapturedProjects } from '../src/observability/project-settings-repo';
 import { findProviderKeys } from '../src/provider-keys/repo';
+import { deleteExpiredRecords } from '../src/usage/feed-repo';
+import type { LedgerRecord } from '../src/usage/record';
+import { insertLedgerRecords } from '../src/usage/repo';
 import { GATEWAY_MIGRATIONS_DIR } from './support/gateway-app';
 
 // Issue 46: what a chat reads and writes in Postgres goes through raw SQL on the
@@ -205,6 +209,45 @@ describe.each(runners)('chat-path queries through %s', (via, sqlOf) => {
     expect(await use('project', "alpha' OR '1'='1", 'tokens')).toBe(0);
     expect(await use('user', '', 'tokens', window('2030-03-02', '2030-03-03'))).toBe(60);
     expect(await use('user', '', 'tokens', window('2030-04-01', '2030-05-01'))).toBe(0);
+  });
+
+  it('the usage retention deletes a batch of the oldest raw records, counts them, and keeps the daily sums', async () => {
+    const sql = sqlOf();
+    const owner = (await prisma.user.create({ data: { email: `retention-${tag}@example.test` } })).id;
+    const day = 86_400_000;
+    const record = (ageDays: number): LedgerRecord => ({
+      requestId: randomUUID(),
+      userId: owner,
+      apiKeyId: null,
+      projectId: 'kept',
+      endpoint: 'chat',
+      lane: 'free',
+      provider: 'openai',
+      model: 'm',
+      status: 200,
+      promptTokens: 3,
+      completionTokens: 4,
+      cachedTokens: 0,
+      totalTokens: 7,
+      costMicros: 11,
+      currency: 'usd',
+      estimated: false,
+      byok: false,
+      latencyMs: 5,
+      createdAt: Date.now() - ageDays * day,
+    });
+    await insertLedgerRecords(sql, [record(40), record(39), record(38), record(1)]);
+    const cutoff = new Date(Date.now() - 30 * day);
+    // A batch of 2, oldest first; then the last old one; then nothing.
+    expect(await deleteExpiredRecords(sql, cutoff, 2)).toBe(2);
+    expect(await deleteExpiredRecords(sql, cutoff, 2)).toBe(1);
+    expect(await deleteExpiredRecords(sql, cutoff, 2)).toBe(0);
+    const [left] = await database.db.query<{ raw: number; sums: number }>(
+      `SELECT (SELECT count(*)::int FROM usage_records WHERE user_id = $1::uuid) AS raw,
+              (SELECT sum(total_tokens)::int FROM usage_daily WHERE user_id = $1::uuid) AS sums`,
+      [owner],
+    );
+    expect(left).toEqual({ raw: 1, sums: 28 });
   });
 
   it("names the owner's projects that capture content, and only those", async () => {

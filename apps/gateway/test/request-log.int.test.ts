@@ -168,6 +168,10 @@ describe('request log', () => {
         calls.push('json');
         return h.sql.query<T>(sql, params);
       },
+      execute: (sql: string, params?: unknown[]) => {
+        calls.push('execute');
+        return h.sql.execute(sql, params);
+      },
     };
     const refused: unknown[] = [];
     await insertRequestLog(watched, viaCopy, (err) => refused.push(err));

@@ -21,6 +21,9 @@ function createRunner(client: pg.Pool | pg.PoolClient): SqlRunner {
       const result = await client.query<T>(sql, params);
       return result.rows;
     },
+    async execute(sql: string, params?: unknown[]) {
+      return (await client.query(sql, params)).rowCount ?? 0;
+    },
     async exec(sql: string) {
       // Without parameters pg uses the simple query protocol, which accepts several statements.
       await client.query(sql);

@@ -10,6 +10,9 @@ function createRunner(client: PGlite | Transaction): SqlRunner {
       const result = await client.query<T>(sql, params);
       return result.rows;
     },
+    async execute(sql: string, params?: unknown[]) {
+      return (await client.query(sql, params)).affectedRows ?? 0;
+    },
     async exec(sql: string) {
       await client.exec(sql);
     },

@@ -14,6 +14,8 @@ export type DbLogger = {
 export type SqlRunner = {
   /** One statement with `$1`-style parameters; returns the rows. */
   query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** One INSERT, UPDATE or DELETE with `$1`-style parameters; returns the rows it affected. */
+  execute(sql: string, params?: unknown[]): Promise<number>;
   /** One or more statements without parameters (simple query protocol). */
   exec(sql: string): Promise<void>;
   /**

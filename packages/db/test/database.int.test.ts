@@ -68,6 +68,16 @@ describe.each(backends)('openDatabase on %s', (kind) => {
     expect(await db.query('SELECT $1::int + $2::int AS sum', [2, 3])).toEqual([{ sum: 5 }]);
   });
 
+  it('execute says how many rows a write affected, on the pool and in a transaction', async () => {
+    const db = await fresh.open();
+    await db.exec('CREATE TABLE e (id INT PRIMARY KEY, v TEXT)');
+    expect(await db.execute('INSERT INTO e VALUES (1, $1), (2, $1), (3, $2)', ['a', 'b'])).toBe(3);
+    expect(await db.execute('UPDATE e SET v = $1 WHERE v = $2', ['c', 'a'])).toBe(2);
+    expect(await db.transaction((tx) => tx.execute('DELETE FROM e WHERE id > $1', [1]))).toBe(2);
+    expect(await db.execute('DELETE FROM e WHERE id = $1', [99])).toBe(0);
+    expect(await db.query('SELECT id, v FROM e')).toEqual([{ id: 1, v: 'c' }]);
+  });
+
   it('a raw transaction rolls back when its function throws', async () => {
     const db = await fresh.open();
     await db.exec('CREATE TABLE t (v TEXT)');

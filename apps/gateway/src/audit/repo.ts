@@ -59,13 +59,10 @@ export async function listAuditEvents(
  * worker's first Prisma query loads its query compiler (~8-9 MB; issue 46).
  */
 export async function purgeAuditEvents(sql: RawSql, before: Date, batch: number): Promise<number> {
-  const [row] = await sql.query<{ n: number }>(
-    `WITH d AS (DELETE FROM audit_events
-                 WHERE (SELECT set_config('audit.purge', 'on', true)) = 'on'
-                   AND id IN (SELECT id FROM audit_events WHERE at < $1::timestamptz ORDER BY id LIMIT $2::int)
-                RETURNING 1)
-     SELECT count(*)::int AS n FROM d`,
+  return sql.execute(
+    `DELETE FROM audit_events
+      WHERE (SELECT set_config('audit.purge', 'on', true)) = 'on'
+        AND id IN (SELECT id FROM audit_events WHERE at < $1::timestamptz ORDER BY id LIMIT $2::int)`,
     [before.toISOString(), batch],
   );
-  return row?.n ?? 0;
 }

@@ -50,7 +50,7 @@ export async function findApiKeyByHash(sql: RawSql, hash: string): Promise<ApiKe
  */
 export async function writeLastUsed(sql: RawSql, entries: { id: string; at: Date }[]): Promise<void> {
   if (entries.length === 0) return;
-  await sql.query(
+  await sql.execute(
     `UPDATE api_keys AS k SET last_used_at = u.at
        FROM (SELECT id::uuid AS id, max(at) AS at
                FROM unnest($1::text[], $2::timestamptz[]) AS t(id, at) GROUP BY id) AS u

@@ -31,18 +31,17 @@ export function createCursorStore(sql: RawSql, name: string): CursorStore {
       return toPosition(rows[0]);
     },
     async advance(owner, to, leaseMs) {
-      const rows = await sql.query(
+      const n = await sql.execute(
         `UPDATE billing_cursors
             SET xid = $1::bigint, seq = $2::bigint, updated_at = now(),
                 lease_until = now() + $3::int * interval '1 millisecond'
-          WHERE name = $4 AND lease_owner = $5
-         RETURNING 1 AS one`,
+          WHERE name = $4 AND lease_owner = $5`,
         [String(to.xid), String(to.seq), leaseMs, name, owner],
       );
-      return rows.length === 1;
+      return n === 1;
     },
     async release(owner) {
-      await sql.query(
+      await sql.execute(
         `UPDATE billing_cursors SET lease_owner = NULL, lease_until = NULL
           WHERE name = $1 AND lease_owner = $2`,
         [name, owner],

@@ -211,12 +211,9 @@ export async function findRequestLog(
 
 /** Deletes at most `limit` rows older than `before`; returns how many (raw SQL: hourly in every worker, off Prisma). */
 export async function deleteExpiredRequestLog(sql: RawSql, before: Date, limit: number): Promise<number> {
-  const [row] = await sql.query<{ n: number }>(
-    `WITH d AS (DELETE FROM request_log WHERE request_id IN (
-                  SELECT request_id FROM request_log WHERE created_at < $1::timestamptz LIMIT $2::int)
-                RETURNING 1)
-     SELECT count(*)::int AS n FROM d`,
+  return sql.execute(
+    `DELETE FROM request_log WHERE request_id IN (
+       SELECT request_id FROM request_log WHERE created_at < $1::timestamptz LIMIT $2::int)`,
     [before.toISOString(), limit],
   );
-  return row?.n ?? 0;
 }

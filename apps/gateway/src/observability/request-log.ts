@@ -1,7 +1,6 @@
 import type { Logger } from '@platform/logging';
 import { createBatchWriter } from '../batching/batch-writer';
 import type { RawSql } from '../batching/raw-sql';
-import type { PrismaClient } from '../generated/prisma/client';
 import { type RetentionSweep, startRetentionSweep } from '../retention/sweep';
 import type { LedgerRecord } from '../usage/record';
 import { type AttemptLog, firstTokenMs } from './attempt-log';

@@ -123,15 +123,11 @@ export function decodeCursor(cursor: string): FeedPosition | null {
  * transaction-scoped advisory lock; the others skip). Returns rows deleted.
  */
 export async function deleteExpiredRecords(sql: RawSql, before: Date, batch: number): Promise<number> {
-  const [row] = await sql.query<{ n: number }>(
-    `WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtext('usage_records_retention')) AS got),
-          d AS (DELETE FROM usage_records
-                 WHERE (SELECT got FROM lock)
-                   AND id IN (SELECT id FROM usage_records WHERE created_at < $1::timestamptz
-                               ORDER BY created_at LIMIT $2::int)
-                RETURNING 1)
-     SELECT count(*)::int AS n FROM d`,
+  return sql.execute(
+    `WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtext('usage_records_retention')) AS got)
+     DELETE FROM usage_records
+      WHERE (SELECT got FROM lock)
+        AND id IN (SELECT id FROM usage_records WHERE created_at < $1::timestamptz ORDER BY created_at LIMIT $2::int)`,
     [before.toISOString(), batch],
   );
-  return row?.n ?? 0;
 }

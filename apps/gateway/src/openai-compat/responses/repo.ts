@@ -12,7 +12,7 @@ export async function insertStoredResponse(
   sql: RawSql,
   row: { id: string; userId: string; response: object; messages: object; expiresAt: Date },
 ): Promise<void> {
-  await sql.query(
+  await sql.execute(
     `INSERT INTO stored_responses (id, user_id, response, messages, expires_at)
      VALUES ($1, $2::uuid, $3::jsonb, $4::jsonb, $5::timestamptz)`,
     [
@@ -42,23 +42,19 @@ export async function findStoredResponse(
 
 /** Deletes the user's stored response; false when the user has none by that id. */
 export async function deleteStoredResponse(sql: RawSql, userId: string, id: string): Promise<boolean> {
-  const [row] = await sql.query<{ n: number }>(
-    `WITH d AS (DELETE FROM stored_responses WHERE id = $1 AND user_id = $2::uuid RETURNING 1)
-     SELECT count(*)::int AS n FROM d`,
-    [id, userId],
-  );
-  return (row?.n ?? 0) > 0;
+  const deleted = await sql.execute('DELETE FROM stored_responses WHERE id = $1 AND user_id = $2::uuid', [
+    id,
+    userId,
+  ]);
+  return deleted > 0;
 }
 
 /** Deletes at most `batch` expired responses, oldest first; returns how many. */
 export async function deleteExpiredResponses(sql: RawSql, now: Date, batch: number): Promise<number> {
-  const [row] = await sql.query<{ n: number }>(
-    `WITH d AS (DELETE FROM stored_responses
-                 WHERE id IN (SELECT id FROM stored_responses WHERE expires_at <= $1::timestamptz
-                               ORDER BY expires_at LIMIT $2::int)
-                RETURNING 1)
-     SELECT count(*)::int AS n FROM d`,
+  return sql.execute(
+    `DELETE FROM stored_responses
+      WHERE id IN (SELECT id FROM stored_responses WHERE expires_at <= $1::timestamptz
+                    ORDER BY expires_at LIMIT $2::int)`,
     [now.toISOString(), batch],
   );
-  return row?.n ?? 0;
 }
