@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { describeWith, needChromium, needPostgres, needRedis, needSharedServers } from '../src/servers';
+import { freePort } from '../src/servers/process';
 
 /** Runs `fn` with these environment variables set (undefined: unset), then restores them. */
 function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T): T {
@@ -122,6 +125,23 @@ describe('a combination of needs', () => {
       ]);
     } finally {
       write.mockRestore();
+    }
+  });
+});
+
+describe('freePort', () => {
+  it('hands out distinct ports below the kernel ephemeral range, free to bind', async () => {
+    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    const ports = await Promise.all(Array.from({ length: 20 }, () => freePort()));
+    expect(new Set(ports).size).toBe(ports.length);
+    for (const port of ports) expect(port).toBeLessThan(low as number);
+    for (const port of ports) {
+      const server = createServer();
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

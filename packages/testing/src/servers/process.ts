@@ -1,9 +1,62 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import path from 'node:path';
 
-/** A port that was free a moment ago. */
-export function freePort(): Promise<number> {
+/**
+ * A port that was free a moment ago, taken below the kernel's ephemeral range.
+ * A port from `listen(0)` lies inside that range, and any outgoing connection
+ * (npm, a client, the database pool) may take it in the seconds before the test's
+ * server binds it: nginx then fails with "Address already in use". Ports below
+ * the range are never handed out that way. Each port is handed out once per
+ * process; where the range leaves too little room below it, `listen(0)` is used.
+ */
+export async function freePort(): Promise<number> {
+  const [low] = ephemeralRange();
+  if (low - FIXED_PORTS_FROM >= 1000) {
+    for (let tries = 0; tries < 50; tries++) {
+      const port = FIXED_PORTS_FROM + Math.floor(Math.random() * (low - FIXED_PORTS_FROM));
+      if (handedOut.has(port)) continue;
+      if (await canBind(port)) {
+        handedOut.add(port);
+        return port;
+      }
+    }
+  }
+  return anyPort();
+}
+
+const FIXED_PORTS_FROM = 15000;
+const handedOut = new Set<number>();
+
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (
+      typeof low === 'number' &&
+      typeof high === 'number' &&
+      Number.isInteger(low) &&
+      Number.isInteger(high)
+    )
+      return [low, high];
+  } catch {
+    // not Linux: fall through to the IANA range's start
+  }
+  return [49152, 65535];
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+function anyPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
