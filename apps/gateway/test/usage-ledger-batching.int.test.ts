@@ -53,7 +53,7 @@ describeWith(redisServer)('group commit on Redis', () => {
   it('concurrent answers share script calls for records and settles, each recorded and counted exactly once', async () => {
     h.openai.set({ usage: { prompt_tokens: 2, completion_tokens: 3 }, latencyMs: 20 });
     const { redis, keyPrefix } = redisOf(h);
-    // Calls on the client itself (auto-pipelining calls the same method again on its pipeline).
+    // Calls on the client itself.
     const turn = jest.spyOn(
       redis as unknown as { moneyTurn: (...args: unknown[]) => Promise<number> },
       'moneyTurn',

@@ -2,6 +2,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { DbLogger } from './database-types';
 import { checkIncrement, checkTtl } from './kv-checks';
 import type { KeyValueStore } from './kv-types';
+import { batchWritesWhileRepliesOwed } from './redis-write-batching';
 
 /** A KeyValueStore on Redis; `redis` is the raw client (tests use it to clean up their keys). */
 export type RedisKeyValueStore = KeyValueStore & {
@@ -48,10 +49,10 @@ function redisClientOptions(options: RedisStoreOptions): RedisOptions {
   const commandTimeout = options.commandTimeoutMs ?? 750;
   return {
     maxRetriesPerRequest: 1,
-    // Auto-pipelining sends every command issued in the same event-loop tick in one
-    // write: under load the per-request GET and rate/budget scripts of many requests
-    // share a syscall and a round trip instead of one each (bench `peers`).
-    enableAutoPipelining: true,
+    // Batched by batchWritesWhileRepliesOwed instead (redis-write-batching.ts): under
+    // load the scripts of many requests share a syscall and a round trip, and a lone
+    // command goes out at once.
+    enableAutoPipelining: false,
     commandTimeout,
     connectTimeout: commandTimeout,
     retryStrategy: (times) => Math.min(times * 100, 1000),
@@ -79,6 +80,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisKeyValueStore
   const prefix = options.keyPrefix ?? '';
   const redis = new Redis(options.url, redisClientOptions(options)) as WithIncrWindow;
   redis.defineCommand('incrWindow', { numberOfKeys: 1, lua: INCR_WINDOW_LUA });
+  batchWritesWhileRepliesOwed(redis);
   redis.on('error', (err) => options.logger?.warn({ err: describe(err) }, 'redis connection error'));
   const k = (key: string) => prefix + key;
 

@@ -41,9 +41,9 @@ export type KeyAndLimitsOptions = {
 /**
  * requireApiKey and the caller's limits in one store round trip: for a key
  * this instance has cached, `limits` starts in the same tick as the key's
- * revocation read, so their store commands go out together (auto-pipelined,
- * docs/performance.md); for any other key it starts once the key is known
- * valid. The key decides first: an unknown or revoked key is 401 whatever the
+ * revocation read, so their store commands go out together (one write per
+ * turn, @platform/db redis-write-batching.ts); for any other key it starts
+ * once the key is known valid. The key decides first: an unknown or revoked key is 401 whatever the
  * limits said (its rate counter may have counted one hit), a store failure
  * 503; then a refused limit is the answer (429 with Retry-After).
  *

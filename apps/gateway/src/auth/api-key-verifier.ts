@@ -45,7 +45,8 @@ export type ApiKeyVerifier = {
    * when this instance has it cached as valid, still to be confirmed: `result`
    * awaits the revocation read (and on a miss the database) and is the answer.
    * Store commands issued on `cached` in the same tick share the revocation
-   * read's round trip (auto-pipelined); see admission/key-and-limits.ts.
+   * read's round trip (one write per turn: @platform/db redis-write-batching.ts);
+   * see admission/key-and-limits.ts.
    */
   begin(plaintext: string): { cached: ApiKeyAuthContext | null; result: Promise<ApiKeyAuthContext | null> };
   /**

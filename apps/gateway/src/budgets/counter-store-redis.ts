@@ -93,8 +93,8 @@ type WithBudgetScripts = Redis & {
  * Budget counters in Redis, shared by every instance; one script call per
  * reserve, and the settles of one event-loop turn (each counter's deltas
  * summed) in the turn's one script call with the ledger's records
- * (batching/redis-turn-writer.ts), auto-pipelined with what else is sent in
- * the same turn. Keys get the store's prefix.
+ * (batching/redis-turn-writer.ts), written with what else is sent in the same
+ * turn (@platform/db redis-write-batching.ts). Keys get the store's prefix.
  */
 export function createRedisCounterStore(
   redis: Redis,

@@ -11,7 +11,7 @@ import { assertRedisReachable } from './redis-reachable';
 import { insertLedgerJson } from './repo';
 
 export type RedisStreamLedgerOptions = {
-  /** The store's client (auto-pipelined): appends share a script call with the turn's budget settles. */
+  /** The store's client (writes batched per turn): appends share a script call with the turn's budget settles. */
   redis: Redis;
   prisma: PrismaClient;
   /** The batched insert's runner: pg on Prisma's pool in the service (batching/raw-sql.ts). */
