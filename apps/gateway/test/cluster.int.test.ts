@@ -135,6 +135,8 @@ let openai: OpenAIFake;
 let database: { url: string; drop(): Promise<void> };
 let svc: ServiceProcess;
 let baseEnv: Record<string, string>;
+const PRIMARY_MODULES_HOOK = path.join(__dirname, 'support', 'primary-modules-hook.cjs');
+const primaryModulesFile = path.join(os.tmpdir(), `primary-modules-${randomBytes(5).toString('hex')}.json`);
 
 beforeAll(async () => {
   // `npm test` builds it first (turbo: test dependsOn build).
@@ -155,7 +157,14 @@ beforeAll(async () => {
     ...SERVER_KEYS,
   };
   svc = spawnService(
-    { ...baseEnv, WORKERS: '2', DATABASE_URL: database.url, REDIS_URL: REDIS_URL },
+    {
+      ...baseEnv,
+      WORKERS: '2',
+      DATABASE_URL: database.url,
+      REDIS_URL: REDIS_URL,
+      NODE_OPTIONS: `--require ${PRIMARY_MODULES_HOOK}`,
+      PRIMARY_MODULES_FILE: primaryModulesFile,
+    },
     await freePort(),
   );
   await waitForLines(svc, listening, 2);
@@ -200,6 +209,17 @@ describeWithServers('WORKERS=2 with Postgres and Redis', () => {
     // One series summed over the workers, not one per worker.
     expect(unmatched).toHaveLength(1);
     expect(Number(unmatched?.[0]?.value)).toBe(N);
+  });
+
+  it('relays /metrics through a primary that loads no prom-client (issue 46: its memory)', async () => {
+    expect((await get(svc.port, '/metrics')).status).toBe(200);
+    process.kill(svc.child.pid as number, 'SIGUSR2');
+    expect(await eventually(async () => fs.existsSync(primaryModulesFile), 5_000, 50)).toBe(true);
+    const packages = JSON.parse(fs.readFileSync(primaryModulesFile, 'utf8')) as string[];
+    fs.rmSync(primaryModulesFile, { force: true });
+    // The hook itself is outside node_modules; what the primary loaded from there is listed.
+    expect(packages).not.toContain('prom-client');
+    expect(packages).not.toContain('express');
   });
 
   it('keeps every stdout line whole while both workers log heavily at once', async () => {
