@@ -16,8 +16,8 @@ import type { Redis } from 'ioredis';
  * connection that machinery was ~7 % of the gateway's CPU per request
  * (bench/results, session 22). Here the batch is the socket's own cork.
  *
- * Only commands written to the client's own socket are held (a pipeline or
- * MULTI writes its own batch, and is counted as owed like any other). A
+ * A pipeline's or MULTI's commands are held and counted like the client's
+ * own (its batch is written to the same socket, corked or not). A
  * reconnect starts clean: the old socket is gone, with what it held, and
  * ioredis resends or fails those commands as it does without batching.
  * A blocking command (BLPOP, XREAD BLOCK) would hold every later command
@@ -60,9 +60,13 @@ export function batchWritesWhileRepliesOwed(redis: Redis): void {
     held = 0;
   });
 
-  redis.sendCommand = (command, stream) => {
+  redis.sendCommand = ((
+    command: Parameters<Redis['sendCommand']>[0],
+    stream?: unknown,
+    ...rest: unknown[]
+  ) => {
     const socket = redis.stream;
-    if (stream === undefined && socket === watched && redis.status === 'ready') {
+    if (socket === watched && redis.status === 'ready' && writesToOwnSocket(stream)) {
       if (corked === socket) held += 1;
       else {
         socket.cork();
@@ -75,6 +79,18 @@ export function batchWritesWhileRepliesOwed(redis: Redis): void {
         }
       }
     }
-    return send(command, stream);
-  };
+    return (send as (...args: unknown[]) => unknown)(command, stream, ...rest);
+  }) as Redis['sendCommand'];
+
+  /**
+   * Whether a command goes to this client's socket: its own (no stream), or a
+   * pipeline's or MULTI's of this client, which writes its batch there at once.
+   * Each is counted among the commands held, or the last reply owed could never
+   * be told from theirs.
+   */
+  function writesToOwnSocket(stream: unknown): boolean {
+    if (stream === undefined) return true;
+    const pipeline = stream as { isPipeline?: boolean; destination?: { redis?: unknown } };
+    return pipeline.isPipeline === true && pipeline.destination?.redis === redis;
+  }
 }

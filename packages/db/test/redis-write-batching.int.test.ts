@@ -96,6 +96,30 @@ describeWith(redisNeed)('Redis writes batched while replies are owed (redis-writ
     expect((await c).total).toBe(5);
   });
 
+  it('answers a MULTI and a pipeline issued while a reply is owed, held with the rest', async () => {
+    const redis = store.redis;
+    const writes = countWrites(redis.stream);
+    const slow = redis.eval(BUSY_100_MS, 0);
+    await new Promise(setImmediate);
+    const before = redis.incr(key('held'));
+    const tx = redis.multi().incr(key('held')).incr(key('held')).exec();
+    const piped = redis.pipeline().incr(key('held')).exec();
+    const after = redis.incr(key('held'));
+    await new Promise(setImmediate);
+    expect(redis.stream.writableCorked).toBe(1);
+    expect(await slow).toBe(1);
+    expect(await before).toBe(1);
+    expect(await tx).toEqual([
+      [null, 2],
+      [null, 3],
+    ]);
+    expect(await piped).toEqual([[null, 4]]);
+    expect(await after).toBe(5);
+    // The script, then everything held behind it in one write.
+    expect(writes.count).toBe(2);
+    expect(redis.stream.writableCorked).toBe(0);
+  }, 5_000);
+
   it('holds nothing after the connection drops with commands held: the next ones are answered', async () => {
     const redis = store.redis;
     const admin = redis.duplicate();
