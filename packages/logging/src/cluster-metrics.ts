@@ -113,6 +113,10 @@ function promClient(): typeof import('prom-client') {
   return require('prom-client') as typeof import('prom-client');
 }
 
+function unavailable(err: unknown): ClusterMetricsUnavailable {
+  return new ClusterMetricsUnavailable(err instanceof Error ? err.message : String(err));
+}
+
 /** Thrown when the primary did not answer in time or failed to collect. */
 export class ClusterMetricsUnavailable extends Error {
   override readonly name = 'ClusterMetricsUnavailable';
@@ -139,16 +143,20 @@ export function metricsFromPrimary(timeoutMs = CLUSTER_METRICS_TIMEOUT_MS): Prom
         done(new ClusterMetricsUnavailable(message.error));
         return;
       }
-      const { AggregatorRegistry } = promClient();
-      AggregatorRegistry.aggregate(
-        (message.metrics ?? []) as Parameters<typeof AggregatorRegistry.aggregate>[0],
-      )
-        .metrics()
-        .then(
-          (text) => done(undefined, text),
-          (err: unknown) =>
-            done(new ClusterMetricsUnavailable(err instanceof Error ? err.message : String(err))),
-        );
+      // In a try: aggregate throws on a metric it cannot sum, and a throw in an IPC listener ends the worker.
+      try {
+        const { AggregatorRegistry } = promClient();
+        AggregatorRegistry.aggregate(
+          (message.metrics ?? []) as Parameters<typeof AggregatorRegistry.aggregate>[0],
+        )
+          .metrics()
+          .then(
+            (text) => done(undefined, text),
+            (err: unknown) => done(unavailable(err)),
+          );
+      } catch (err) {
+        done(unavailable(err));
+      }
     };
     const timer = setTimeout(
       () => done(new ClusterMetricsUnavailable(`the primary did not answer within ${timeoutMs} ms`)),
