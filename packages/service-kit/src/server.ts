@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import { ERROR_CODES, type ErrorCode } from '@platform/errors/codes';
 import type { Logger } from '@platform/logging';
 import type { Express } from 'express';
+import { growthSetByOperator, HEAP_SURGE_DEFAULTS, type HeapSurgeOptions, heapSurge } from './heap-surge';
 
 export type RunServerOptions = {
   app: Express;
@@ -18,6 +19,12 @@ export type RunServerOptions = {
   drainMs?: number;
   /** Called when the drain deadline passes, e.g. to abort outgoing calls (a Stripe client's signal). */
   onDrainDeadline?: () => void;
+  /**
+   * V8's heap growth held low while many requests are open (./heap-surge);
+   * HEAP_SURGE_DEFAULTS unless given, off with `false` or when the node flags
+   * set `--heap-growing-percent` themselves.
+   */
+  heapSurge?: Omit<HeapSurgeOptions, 'onChange'> | false;
 };
 
 /**
@@ -55,6 +62,8 @@ export type GracefulShutdownOptions = {
   onDrainDeadline?: () => void;
   /** Ends the process; tests pass a spy. */
   exit?: (code: number) => void;
+  /** Told the number of open requests each time one opens or closes (./heap-surge). */
+  onOpenCount?: (open: number) => void;
 };
 
 /** Seconds a client should wait before retrying a request the drain deadline cut short (another instance serves it). */
@@ -87,10 +96,23 @@ export function createGracefulShutdown(
   opts: GracefulShutdownOptions,
 ): (signal: string) => void {
   const open = new Set<ServerResponse>();
-  server.on('request', (_req, res: ServerResponse) => {
-    open.add(res);
-    res.once('close', () => open.delete(res));
-  });
+  const onOpenCount = opts.onOpenCount;
+  server.on(
+    'request',
+    onOpenCount
+      ? (_req, res: ServerResponse) => {
+          open.add(res);
+          onOpenCount(open.size);
+          res.once('close', () => {
+            open.delete(res);
+            onOpenCount(open.size);
+          });
+        }
+      : (_req, res: ServerResponse) => {
+          open.add(res);
+          res.once('close', () => open.delete(res));
+        },
+  );
   const exit = opts.exit ?? ((code: number) => process.exit(code));
   let closing = false;
   return (signal) => {
@@ -177,6 +199,19 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
  */
 export const LISTEN_BACKLOG = 4096;
 
+/** The heap-growth governor runServer installs, or undefined where it is off. */
+function heapSurgeOf(opts: RunServerOptions) {
+  if (opts.heapSurge === false || growthSetByOperator()) return undefined;
+  return heapSurge({
+    ...(opts.heapSurge ?? HEAP_SURGE_DEFAULTS),
+    onChange: (surging, open) =>
+      opts.logger.info(
+        { open },
+        surging ? 'many requests open: heap growth held low' : 'requests back down: heap growth back to V8',
+      ),
+  });
+}
+
 /**
  * Listens, and on SIGTERM/SIGINT stops accepting, lets in-flight requests finish
  * up to a deadline, closes the clients and exits 0. In a cluster worker the
@@ -197,7 +232,7 @@ export async function runServer(opts: RunServerOptions): Promise<Server> {
   server.headersTimeout = 66_000;
   const address = server.address();
   opts.logger.info({ address }, 'listening');
-  const shutdown = createGracefulShutdown(server, opts);
+  const shutdown = createGracefulShutdown(server, { ...opts, onOpenCount: heapSurgeOf(opts)?.update });
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
   if (cluster.isWorker) {

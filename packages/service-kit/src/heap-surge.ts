@@ -1,0 +1,75 @@
+import { setFlagsFromString } from 'node:v8';
+
+/**
+ * V8's old-generation growth while a process holds many open requests.
+ *
+ * After each full collection V8 lets the old generation grow to what survived
+ * times a factor it picks from how fast collection is against allocation (up
+ * to 4x on a host where Node gives the process a multi-gigabyte heap limit).
+ * For a gateway serving short requests that is right: the live heap is small,
+ * and a high factor means few full collections. For a burst of long-lived
+ * streams it is not: each open stream holds ~35 KB of live objects, and with
+ * the factor V8 picks, a worker at 1,000 streams carries as much garbage again
+ * before it collects. Set for the whole life of a process, a fixed factor
+ * (`--heap-growing-percent=20`) took 28-30 MB off the 2,000-stream peak but
+ * cost loaded chat ~1.2x CPU per request (session 19): 32 connections of quick
+ * chats keep at most a few dozen requests open per worker, and a small live
+ * heap collected often is pure cost.
+ *
+ * So the factor is held low (1.1) only while a worker has `enterAt` or more
+ * requests open, and given back to V8 when they fall to `leaveAt`. V8 reads
+ * `heap_growing_percent` each time it sets the next limit (heap-controller.cc),
+ * and Node leaves V8's flags writable after start (`v8.setFlagsFromString`), so
+ * the change takes effect at the next collection. At 2,000 streams on two
+ * workers this took the tree's peak from 290-376 MB to 259-266 MB, each
+ * worker's old space at the peak from ~90 to ~41 MB committed
+ * (bench/results/2026-11-30-issue46-s23.md). An operator who sets
+ * `--heap-growing-percent` in the node flags keeps it: the governor is off.
+ */
+export type HeapSurgeOptions = {
+  /** Open requests at which growth is held at `growingPercent`. */
+  enterAt: number;
+  /** Open requests at which V8's own factor comes back (below `enterAt`, so a count near it does not flap). */
+  leaveAt: number;
+  /** The growth held during a surge, in percent of what survived the last full collection. */
+  growingPercent: number;
+  /** Sets V8 flags; tests pass a spy. */
+  setFlags?: (flags: string) => void;
+  /** Told on each change, for the log. */
+  onChange?: (surging: boolean, open: number) => void;
+};
+
+export const HEAP_SURGE_DEFAULTS = { enterAt: 128, leaveAt: 32, growingPercent: 10 } as const;
+
+export type HeapSurge = {
+  /** Called with the number of requests open after one opened or closed. */
+  update(open: number): void;
+  readonly surging: boolean;
+};
+
+/** Whether the process's node flags (argv or NODE_OPTIONS) already set the heap's growth. */
+export function growthSetByOperator(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions: string | undefined = process.env.NODE_OPTIONS,
+): boolean {
+  const named = (flag: string) => /^--heap[-_]growing[-_]percent(=|$)/.test(flag);
+  return execArgv.some(named) || (nodeOptions ?? '').split(/\s+/).some(named);
+}
+
+export function heapSurge(opts: HeapSurgeOptions): HeapSurge {
+  if (!(opts.leaveAt < opts.enterAt)) throw new RangeError('heapSurge: leaveAt must be below enterAt');
+  const setFlags = opts.setFlags ?? setFlagsFromString;
+  let surging = false;
+  return {
+    update(open) {
+      if (surging ? open > opts.leaveAt : open < opts.enterAt) return;
+      surging = !surging;
+      // 0 is V8's default: no fixed factor, its own choice at each collection.
+      setFlags(`--heap-growing-percent=${surging ? opts.growingPercent : 0}`);
+      opts.onChange?.(surging, open);
+    },
+    get surging() {
+      return surging;
+    },
+  };
+}
