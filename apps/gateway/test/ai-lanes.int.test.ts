@@ -14,9 +14,12 @@ function lanesWithFreeTarget(provider: string, model: string) {
 }
 
 function buildApp(lanesFile: string) {
-  const kv = createTestKv();
+  // In memory: no query or Redis command runs while the app is built, so no
+  // store is needed to see it refuse. (A Redis one left its key sweep queued
+  // behind the connect while the last test blocked the loop in spawnSync; on a
+  // busy host the sweep's 5 s time-out then failed whichever file ran next.)
+  const kv = createTestKv({ url: '' });
   try {
-    // No query runs while the app is built, so no database is needed to see it refuse.
     return startGatewayInstance(
       {
         logger: createLogger({ service: 'gateway', destination: createMemoryDestination() }),
