@@ -85,8 +85,11 @@ async function runStreams(spec: StreamClientSpec): Promise<StreamClientResult> {
       });
       statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
       let rest = '';
+      // The start of a refusal's body (its JSON error and code), for the report.
+      let refusal = '';
       res.body.setEncoding('utf8');
       for await (const piece of res.body as AsyncIterable<string>) {
+        if (res.statusCode !== 200 && refusal.length < 200) refusal += piece.slice(0, 200 - refusal.length);
         const now = performance.now();
         const us = nowUs();
         const text = rest + piece;
@@ -103,7 +106,8 @@ async function runStreams(spec: StreamClientSpec): Promise<StreamClientResult> {
       }
       totals.push(performance.now() - start);
       if (res.statusCode === 200 && chunks === spec.expectChunks) completed += 1;
-      else if (firstErrors.length < 5) firstErrors.push(`status ${res.statusCode}, ${chunks} chunks`);
+      else if (firstErrors.length < 5)
+        firstErrors.push(`status ${res.statusCode}, ${chunks} chunks${refusal ? `: ${refusal}` : ''}`);
     } catch (err) {
       statuses['0'] = (statuses['0'] ?? 0) + 1;
       if (firstErrors.length < 5) firstErrors.push((err as Error).message);

@@ -1,3 +1,4 @@
+import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 
 /**
@@ -20,7 +21,12 @@ import { setFlagsFromString } from 'node:v8';
  * requests open, and given back to V8 when they fall to `leaveAt`. V8 reads
  * `heap_growing_percent` each time it sets the next limit (heap-controller.cc),
  * and Node leaves V8's flags writable after start (`v8.setFlagsFromString`), so
- * the change takes effect at the next collection. At 2,000 streams on two
+ * the change takes effect at the next collection. For the same reason the
+ * low growth is kept until V8's next full collection after the surge: that
+ * collection sets the limit the next burst meets, and with V8's own factor it
+ * could be 4x what is live, which the next burst would fill with garbage
+ * before the low growth applied again (back-to-back bursts of 2,500 streams
+ * climbed 305, 347, 377, 435 MB that way). At 2,000 streams on two
  * workers this took the tree's peak from 290-376 MB to 259-266 MB, each
  * worker's old space at the peak from ~90 to ~41 MB committed
  * (bench/results/2026-11-30-issue46-s23.md). An operator who sets
@@ -37,6 +43,8 @@ export type HeapSurgeOptions = {
   setFlags?: (flags: string) => void;
   /** Told on each change, for the log. */
   onChange?: (surging: boolean, open: number) => void;
+  /** Calls `done` once, after V8's next full collection; returns a cancel. Tests pass a fake. */
+  afterNextFullGc?: (done: () => void) => () => void;
 };
 
 export const HEAP_SURGE_DEFAULTS = { enterAt: 128, leaveAt: 32, growingPercent: 10 } as const;
@@ -59,17 +67,46 @@ export function growthSetByOperator(
 export function heapSurge(opts: HeapSurgeOptions): HeapSurge {
   if (!(opts.leaveAt < opts.enterAt)) throw new RangeError('heapSurge: leaveAt must be below enterAt');
   const setFlags = opts.setFlags ?? setFlagsFromString;
+  const afterNextFullGc = opts.afterNextFullGc ?? afterNextMarkCompact;
   let surging = false;
+  /** Set while the surge is over but the low growth waits for a full collection. */
+  let cancelRelease: (() => void) | undefined;
   return {
     update(open) {
       if (surging ? open > opts.leaveAt : open < opts.enterAt) return;
       surging = !surging;
-      // 0 is V8's default: no fixed factor, its own choice at each collection.
-      setFlags(`--heap-growing-percent=${surging ? opts.growingPercent : 0}`);
+      if (surging && cancelRelease) {
+        // Still held from the last surge.
+        cancelRelease();
+        cancelRelease = undefined;
+      } else if (surging) {
+        setFlags(`--heap-growing-percent=${opts.growingPercent}`);
+      } else {
+        cancelRelease = afterNextFullGc(() => {
+          cancelRelease = undefined;
+          // 0 is V8's default: no fixed factor, its own choice at each collection.
+          setFlags('--heap-growing-percent=0');
+        });
+      }
       opts.onChange?.(surging, open);
     },
     get surging() {
       return surging;
     },
   };
+}
+
+/** Calls `done` after the next full (mark-compact) collection V8 reports. */
+export function afterNextMarkCompact(done: () => void): () => void {
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const { detail } = entry as PerformanceEntry & { detail?: { kind?: number } };
+      if (detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
+      observer.disconnect();
+      done();
+      return;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return () => observer.disconnect();
 }

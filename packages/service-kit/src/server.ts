@@ -207,7 +207,9 @@ function heapSurgeOf(opts: RunServerOptions) {
     onChange: (surging, open) =>
       opts.logger.info(
         { open },
-        surging ? 'many requests open: heap growth held low' : 'requests back down: heap growth back to V8',
+        surging
+          ? 'many requests open: heap growth held low'
+          : 'requests back down: heap growth back to V8 after its next full collection',
       ),
   });
 }

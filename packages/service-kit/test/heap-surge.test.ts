@@ -1,19 +1,29 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { growthSetByOperator, heapSurge } from '../src/heap-surge';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterNextMarkCompact, growthSetByOperator, heapSurge } from '../src/heap-surge';
 import { createGracefulShutdown } from '../src/server';
 
 describe('heapSurge', () => {
-  it('holds growth from enterAt, gives it back at leaveAt, and does not flap between', () => {
+  it('holds growth from enterAt, gives it back after the next full collection below leaveAt, and does not flap', () => {
     const flags: string[] = [];
     const changes: Array<[boolean, number]> = [];
+    const waiting: Array<{ done: () => void; cancelled: boolean }> = [];
     const surge = heapSurge({
       enterAt: 256,
       leaveAt: 64,
       growingPercent: 20,
       setFlags: (f) => flags.push(f),
       onChange: (surging, open) => changes.push([surging, open]),
+      afterNextFullGc: (done) => {
+        const wait = { done, cancelled: false };
+        waiting.push(wait);
+        return () => {
+          wait.cancelled = true;
+        };
+      },
     });
     for (let open = 1; open <= 300; open++) surge.update(open);
     expect(flags).toEqual(['--heap-growing-percent=20']);
@@ -22,13 +32,50 @@ describe('heapSurge', () => {
     for (let open = 299; open >= 65; open--) surge.update(open);
     for (let open = 66; open <= 280; open++) surge.update(open);
     expect(flags).toHaveLength(1);
+    expect(waiting).toHaveLength(0);
+    // Below leaveAt: the low growth stays until V8's next full collection.
     for (let open = 279; open >= 0; open--) surge.update(open);
+    expect(surge.surging).toBe(false);
+    expect(flags).toEqual(['--heap-growing-percent=20']);
+    expect(waiting).toHaveLength(1);
+    // A new surge before that collection: still held, nothing to set, the wait cancelled.
+    for (let open = 1; open <= 256; open++) surge.update(open);
+    expect(waiting[0]?.cancelled).toBe(true);
+    expect(flags).toEqual(['--heap-growing-percent=20']);
+    for (let open = 255; open >= 0; open--) surge.update(open);
+    expect(waiting).toHaveLength(2);
+    waiting[1]?.done();
     expect(flags).toEqual(['--heap-growing-percent=20', '--heap-growing-percent=0']);
     expect(changes).toEqual([
       [true, 256],
       [false, 64],
+      [true, 256],
+      [false, 64],
     ]);
-    expect(surge.surging).toBe(false);
+  });
+
+  it('afterNextMarkCompact calls back after a real full collection, once', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let calls = 0;
+    afterNextMarkCompact(() => {
+      calls += 1;
+    });
+    gc();
+    // Performance entries are delivered asynchronously.
+    while (calls === 0) await new Promise((r) => setTimeout(r, 10));
+    gc();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(calls).toBe(1);
+    // Cancelled before any collection: never called.
+    let cancelledCalls = 0;
+    const cancel = afterNextMarkCompact(() => {
+      cancelledCalls += 1;
+    });
+    cancel();
+    gc();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(cancelledCalls).toBe(0);
   });
 
   it('refuses a leave point that is not below the enter point', () => {
