@@ -35,7 +35,7 @@ import { setFlagsFromString } from 'node:v8';
 export type HeapSurgeOptions = {
   /** Open requests at which growth is held at `growingPercent`. */
   enterAt: number;
-  /** Open requests at which V8's own factor comes back (below `enterAt`, so a count near it does not flap). */
+  /** Open requests at which the surge ends (below `enterAt`, so a count near it does not flap); V8's own factor comes back after its next full collection. */
   leaveAt: number;
   /** The growth held during a surge, in percent of what survived the last full collection. */
   growingPercent: number;
