@@ -96,23 +96,14 @@ export function createGracefulShutdown(
   opts: GracefulShutdownOptions,
 ): (signal: string) => void {
   const open = new Set<ServerResponse>();
-  const onOpenCount = opts.onOpenCount;
-  server.on(
-    'request',
-    onOpenCount
-      ? (_req, res: ServerResponse) => {
-          open.add(res);
-          onOpenCount(open.size);
-          res.once('close', () => {
-            open.delete(res);
-            onOpenCount(open.size);
-          });
-        }
-      : (_req, res: ServerResponse) => {
-          open.add(res);
-          res.once('close', () => open.delete(res));
-        },
-  );
+  server.on('request', (_req, res: ServerResponse) => {
+    open.add(res);
+    opts.onOpenCount?.(open.size);
+    res.once('close', () => {
+      open.delete(res);
+      opts.onOpenCount?.(open.size);
+    });
+  });
   const exit = opts.exit ?? ((code: number) => process.exit(code));
   let closing = false;
   return (signal) => {
