@@ -1,5 +1,13 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  createWriteStream,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,10 +43,19 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs = 30_000)
 /**
  * Counts the child's output lines as a container runtime would read them from a
  * pipe: the bytes are consumed and counted, never printed. Lines at error level
- * (pino `"level":"error"`, or anything on stderr) are kept as samples.
+ * (pino `"level":"error"`, or anything on stderr) are kept as samples; with
+ * BENCH_LOG_DIR set, every line is also written to a file there.
  */
-function countOutput(child: ChildProcess): ServiceProcess['output'] {
+function countOutput(child: ChildProcess, name: string): ServiceProcess['output'] {
   const output = { lines: 0, errorLines: 0, bytes: 0, samples: [] as string[] };
+  // BENCH_LOG_DIR keeps every line too (`<dir>/<name>-<pid>.log`), to read what a run's refusals logged.
+  const logDir = process.env.BENCH_LOG_DIR;
+  if (logDir) {
+    const file = createWriteStream(path.join(logDir, `${name}-${child.pid}.log`));
+    child.stdout?.on('data', (chunk: Buffer) => file.write(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => file.write(chunk));
+    child.once('exit', () => file.end());
+  }
   const count = (isStderr: boolean) => (chunk: Buffer) => {
     output.bytes += chunk.length;
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) output.lines += 1;
@@ -101,7 +118,7 @@ export async function startNodeService(opts: {
     env: { PATH: process.env.PATH ?? '', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const output = countOutput(child);
+  const output = countOutput(child, opts.name);
   const url = `http://127.0.0.1:${opts.port}`;
   const close = async () => {
     await stop(child);

@@ -70,6 +70,21 @@ export function toAppError(err: unknown): AppError {
   return new AppError('internal', { cause: err });
 }
 
+/**
+ * The first message under an error's `cause` chain (a few levels), so a 503's log line
+ * names what failed ("Command timed out", a pool's time-out) rather than only the
+ * answer's generic text. Driver messages name no secret; the log's redaction runs too.
+ */
+function causeOf(err: unknown): string | undefined {
+  let e = (err as { cause?: unknown } | undefined)?.cause;
+  for (let depth = 0; depth < 4 && e !== undefined && e !== null; depth++) {
+    const message = (e as Error).message;
+    if (typeof message === 'string' && message !== '') return message.slice(0, 200);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 type Logger = { error: (obj: object, msg?: string) => void; warn: (obj: object, msg?: string) => void };
 
 /**
@@ -103,7 +118,7 @@ export function errorHandler(
     // A dependency being down or an upstream timing out is an expected operational state (503, 504),
     // reported by /health/ready and the metrics: one warn line, no stack. Other 5xx are defects.
     if (appErr.code === 'service_unavailable')
-      log?.warn({ err: { message: (err as Error)?.message } }, 'dependency unavailable');
+      log?.warn({ err: { message: (err as Error)?.message, cause: causeOf(err) } }, 'dependency unavailable');
     else if (appErr.status === 503 || appErr.status === 504)
       log?.warn({ status: appErr.status, err: { message: (err as Error)?.message } }, 'request failed');
     else if (appErr.status >= 500) log?.error({ err }, 'request failed');

@@ -25,6 +25,11 @@ function buildApp() {
   app.get('/retry', () => {
     throw new AppError('rate_limited', { headers: { 'Retry-After': '7' } });
   });
+  app.get('/store-down', () => {
+    throw new AppError('service_unavailable', {
+      cause: new Error('key lookup failed', { cause: new Error('Command timed out') }),
+    });
+  });
   app.get('/boom', async () => {
     throw new Error('db password=hunter2 at /srv/app/secret.ts:12');
   });
@@ -112,6 +117,21 @@ describe('error handler', () => {
     expect(res.text).not.toContain('secret.ts');
     expect(logs.text()).toContain('request failed');
     expect(logs.text()).toContain(res.body.request_id);
+  });
+
+  it('answers a dependency failure 503 with the generic string, and logs what failed', async () => {
+    const { app, logs } = buildApp();
+    const res = await request(app).get('/store-down');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      error: 'service unavailable',
+      code: 'service_unavailable',
+      request_id: expect.stringMatching(UUID),
+    });
+    expect(res.text).not.toContain('timed out');
+    const line = JSON.parse(logs.lines.find((l) => l.includes('dependency unavailable')) ?? '{}');
+    expect(line.level).toBe('warn');
+    expect(line.err).toMatchObject({ message: 'service unavailable', cause: 'key lookup failed' });
   });
 
   it('keeps every code status in the 4xx/5xx range and every string unique', () => {
