@@ -2,6 +2,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { DbLogger } from './database-types';
 import { checkIncrement, checkTtl } from './kv-checks';
 import type { KeyValueStore } from './kv-types';
+import { tolerateLoopLagInCommandTimeouts } from './redis-lag-tolerant-timeout';
 import { batchWritesWhileRepliesOwed } from './redis-write-batching';
 
 /** A KeyValueStore on Redis; `redis` is the raw client (tests use it to clean up their keys). */
@@ -41,8 +42,9 @@ type WithIncrWindow = Redis & {
 
 /**
  * While Redis hangs, a command fails within `commandTimeoutMs` instead of waiting
- * for ever, so a request that needs Redis is answered 503 quickly (a rate-limited
- * request may need two commands); reconnects keep being tried every second at
+ * for ever (a timer the busy event loop ran late waits again, up to 4 time-outs:
+ * redis-lag-tolerant-timeout.ts), so a request that needs Redis is answered 503
+ * quickly (a rate-limited request may need two commands); reconnects keep being tried every second at
  * most, so the service recovers by itself when Redis returns.
  */
 function redisClientOptions(options: RedisStoreOptions): RedisOptions {
@@ -78,6 +80,7 @@ function describe(err: unknown): { message: string } {
 /** KeyValueStore on Redis (ioredis). Pub/sub opens a second connection on first subscribe. */
 export function createRedisStore(options: RedisStoreOptions): RedisKeyValueStore {
   const prefix = options.keyPrefix ?? '';
+  tolerateLoopLagInCommandTimeouts();
   const redis = new Redis(options.url, redisClientOptions(options)) as WithIncrWindow;
   redis.defineCommand('incrWindow', { numberOfKeys: 1, lua: INCR_WINDOW_LUA });
   batchWritesWhileRepliesOwed(redis);

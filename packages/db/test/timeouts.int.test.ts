@@ -66,4 +66,30 @@ describe('dependency time-outs are the caller’s (REDIS_COMMAND_TIMEOUT_MS, DAT
       await hung.close();
     }
   });
+
+  it('a Redis that never answers still fails a command while the event loop runs late throughout', async () => {
+    const hung = await silentServer();
+    const store = createKeyValueStore({ url: `redis://127.0.0.1:${hung.port}`, commandTimeoutMs: 100 });
+    // Every turn of the loop runs 60 ms (a starved worker): every timer fires late.
+    let busy = true;
+    const spin = () => {
+      const until = performance.now() + 60;
+      while (performance.now() < until);
+      if (busy) setImmediate(spin);
+    };
+    try {
+      const started = performance.now();
+      const answer = store.get('k');
+      setImmediate(spin);
+      await expect(answer).rejects.toThrow('Command timed out');
+      const took = performance.now() - started;
+      // Late timers wait again (redis-lag-tolerant-timeout.ts), but never past 4 time-outs and a turn or two.
+      expect(took).toBeGreaterThanOrEqual(100);
+      expect(took).toBeLessThan(4 * 100 + 3 * 60 + 50);
+    } finally {
+      busy = false;
+      (store as RedisKeyValueStore).redis.disconnect();
+      await hung.close();
+    }
+  });
 });
