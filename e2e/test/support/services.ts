@@ -78,8 +78,10 @@ export async function startService(
       PATH: process.env.PATH ?? '',
       WORKERS: '1',
       // A CPU-starved machine (2 cores running jest workers, servers, Chromium) should slow
-      // these tests down, not fail them: a process whose loop stalls past the product's
-      // 750 ms Redis bound answers 503 (stop 52's CI). No test here stops Redis or
+      // these tests down, not fail them: a process whose loop stalled past the product's
+      // 750 ms Redis bound answered 503 (stop 52's CI). The Redis bound now waits out a late
+      // loop, but only up to four bounds (packages/db/src/redis-lag-tolerant-timeout.ts),
+      // and Postgres's connect bound cannot tell at all. No test here stops Redis or
       // Postgres; the fast 503s are proved in apps/*/test on the product's defaults.
       REDIS_COMMAND_TIMEOUT_MS: '10000',
       DATABASE_CONNECT_TIMEOUT_MS: '10000',
