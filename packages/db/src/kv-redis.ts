@@ -44,8 +44,9 @@ type WithIncrWindow = Redis & {
  * While Redis hangs, a command fails within `commandTimeoutMs` instead of waiting
  * for ever (a timer the busy event loop ran late waits again, up to 4 time-outs:
  * redis-lag-tolerant-timeout.ts), so a request that needs Redis is answered 503
- * quickly (a rate-limited request may need two commands); reconnects keep being tried every second at
- * most, so the service recovers by itself when Redis returns.
+ * quickly (a rate-limited request may need two commands); reconnects keep being
+ * tried every second at most, so the service recovers by itself when Redis
+ * returns.
  */
 function redisClientOptions(options: RedisStoreOptions): RedisOptions {
   const commandTimeout = options.commandTimeoutMs ?? 750;
