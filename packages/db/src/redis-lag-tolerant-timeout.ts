@@ -33,9 +33,9 @@ export function tolerateLoopLagInCommandTimeouts(): void {
 }
 
 /** A timer this much past its time means the loop was busy: what Redis sent may be unread. */
-export const LATE_MS = 20;
+const LATE_MS = 20;
 /** However late the loop, a command fails once this many of its time-outs have passed. */
-export const GIVE_UP_FACTOR = 4;
+const GIVE_UP_FACTOR = 4;
 
 type TimedCommand = {
   isSettled: boolean;
