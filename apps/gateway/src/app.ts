@@ -105,7 +105,8 @@ export function createApp(deps: GatewayDeps): Express {
   // The MCP gateway: MCP clients send the key as `Authorization: Bearer` (or x-api-key).
   app.use(createMcpRouter(deps.mcp.sessions, { auth: admission.read, json: jsonBody(MCP_BODY_LIMIT) }));
 
-  const readiness = storageReadiness({ queryDatabase: () => prisma.$queryRaw`SELECT 1`, kv });
+  // Through the pool's raw SQL (the connections Prisma shares), so a probe loads no Prisma (lazy-prisma.ts).
+  const readiness = storageReadiness({ queryDatabase: () => deps.sql.query('SELECT 1'), kv });
   // Without SMTP sign-in links cannot go out, but keys, sessions and AI calls still work.
   const verifySmtp = deps.mailer.verify?.bind(deps.mailer);
   if (verifySmtp) readiness.push({ name: 'smtp', required: false, check: verifySmtp });

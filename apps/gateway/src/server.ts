@@ -12,7 +12,8 @@ import { loadServiceLanes } from './ai/config/priced-targets';
 import { createApp } from './app';
 import { buildGatewayDeps, closeGatewayDeps, SERVICE_NAME } from './deps';
 import { loadGatewayEnv } from './env';
-import { PrismaClient } from './generated/prisma/client';
+import type * as GeneratedPrisma from './generated/prisma/client';
+import { lazyPrismaClient } from './lazy-prisma';
 import { warnIfMailerUnreachable } from './mail';
 import { compileQueryCompilerFromFile } from './prisma-compiler';
 import { assertRedisKeepsMoney } from './usage/redis-keeps-money';
@@ -47,9 +48,14 @@ export async function main(): Promise<void> {
       logger,
     });
   }
-  const prisma = new PrismaClient({ adapter: storage.db.adapter });
-  if (!compileQueryCompilerFromFile(prisma))
-    logger.warn("prisma's engine config moved: its query compiler's base64 stays in memory (issue 46)");
+  // Made by the first console or admin call in this worker, never by AI requests (lazy-prisma.ts).
+  const prisma = lazyPrismaClient(() => {
+    const { PrismaClient } = require('./generated/prisma/client') as typeof GeneratedPrisma;
+    const made = new PrismaClient({ adapter: storage.db.adapter });
+    if (!compileQueryCompilerFromFile(made))
+      logger.warn("prisma's engine config moved: its query compiler's base64 stays in memory (issue 46)");
+    return made;
+  });
   const deps = buildGatewayDeps({ env, lanes, logger, prisma, sql: storage.db, kv: storage.kv });
   // Not awaited: a slow mail server must not delay the start, only be reported.
   void warnIfMailerUnreachable(deps.mailer, env.SMTP_URL, logger);

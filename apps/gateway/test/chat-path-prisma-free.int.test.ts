@@ -19,7 +19,7 @@ useAiHarness({ AI_BUDGET_DEFAULTS: 'project.monthly.cost=5000000' }, (state) => 
 const messages = [{ role: 'user', content: 'hi' }];
 
 describe('the chat path stays off Prisma', () => {
-  it('a chat, a stream, OpenAI-, Anthropic- and Responses-compatible calls, flushed, run no Prisma query', async () => {
+  it('a chat, a stream, OpenAI-, Anthropic- and Responses-compatible calls and a readiness probe, flushed, run no Prisma query', async () => {
     h.openai.set({ chunks: ['Hel', 'lo'], usage: { prompt_tokens: 4, completion_tokens: 2 } });
     const before = h.prismaQueries.length;
 
@@ -52,6 +52,11 @@ describe('the chat path stays off Prisma', () => {
       .set('authorization', `Bearer ${caller.apiKey}`);
     expect(stored.status).toBe(200);
     expect(stored.body).toMatchObject({ id: answers[4]?.body.id, store: true });
+
+    // The readiness probe checks Postgres through the same pool, not Prisma.
+    const ready = await request(h.app).get('/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks.database).toBe('up');
 
     await h.usage.flush();
     await h.deps.apiKeys.lastUsed.flush();

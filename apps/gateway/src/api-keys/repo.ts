@@ -1,7 +1,15 @@
 import type { ApiKeyRules } from '@platform/contract';
-import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import type * as GeneratedPrisma from '../generated/prisma/client';
+import type { PrismaClient } from '../generated/prisma/client';
 
 type Db = Pick<PrismaClient, 'apiKey' | '$transaction' | '$queryRaw'>;
+
+/**
+ * Prisma's JSON null (a key without rules), read when a key is written: the
+ * module is loaded by then (the write runs through Prisma), and importing it
+ * here would load Prisma into every worker at start (lazy-prisma.ts).
+ */
+const dbNull = () => (require('../generated/prisma/client') as typeof GeneratedPrisma).Prisma.DbNull;
 
 export type NewApiKeyRow = {
   userId: string;
@@ -42,7 +50,7 @@ export async function insertApiKeyWithinLimit(
     const active = await tx.apiKey.count({ where: { userId: row.userId, revokedAt: null } });
     if (active >= max) return null;
     const { rules, ...rest } = row;
-    return tx.apiKey.create({ data: { ...rest, rules: rules ?? Prisma.DbNull }, select: storedSelect });
+    return tx.apiKey.create({ data: { ...rest, rules: rules ?? dbNull() }, select: storedSelect });
   });
 }
 
@@ -97,7 +105,7 @@ export async function replaceApiKeyRules(
     if (!before) return null;
     await tx.apiKey.update({
       where: { id: keyId },
-      data: { rules: next.rules ?? Prisma.DbNull, expiresAt: next.expiresAt },
+      data: { rules: next.rules ?? dbNull(), expiresAt: next.expiresAt },
     });
     return before;
   });
