@@ -3,6 +3,7 @@ import {
   chmodSync,
   copyFileSync,
   createWriteStream,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -51,6 +52,7 @@ function countOutput(child: ChildProcess, name: string): ServiceProcess['output'
   // BENCH_LOG_DIR keeps every line too (`<dir>/<name>-<pid>.log`), to read what a run's refusals logged.
   const logDir = process.env.BENCH_LOG_DIR;
   if (logDir) {
+    mkdirSync(logDir, { recursive: true });
     const file = createWriteStream(path.join(logDir, `${name}-${child.pid}.log`));
     child.stdout?.on('data', (chunk: Buffer) => file.write(chunk));
     child.stderr?.on('data', (chunk: Buffer) => file.write(chunk));
