@@ -1,8 +1,7 @@
 import type { ApiKeyRules } from '@platform/contract';
 import type * as GeneratedPrisma from '../generated/prisma/client';
-import type { PrismaClient } from '../generated/prisma/client';
 
-type Db = Pick<PrismaClient, 'apiKey' | '$transaction' | '$queryRaw'>;
+type Db = Pick<GeneratedPrisma.PrismaClient, 'apiKey' | '$transaction' | '$queryRaw'>;
 
 /**
  * Prisma's JSON null (a key without rules), read when a key is written: the
