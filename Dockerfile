@@ -71,7 +71,7 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
 # ~0.9 MB per idle worker (issue 46), and maps each Error.stack it formats. dist/ is
 # tsc output file for file, names kept; for .ts positions in stack traces, run with
 # NODE_OPTIONS=--enable-source-maps (the .map files are in the image).
-# Workers inherit these flags. bench/src/peers/services.ts reads them from this line.
+# Workers inherit these flags. The gateway's stage below adds one of its own.
 CMD ["node", "--max-semi-space-size=8", "dist/main.js"]
 
 # Each service's port (the proxy and the Kubernetes manifests use the same numbers).
@@ -87,6 +87,17 @@ ENV PORT=3002
 # the same CPU per request in paired bench rounds (docs/performance.md, issue 46).
 # bench/src/peers/services.ts reads the ENV lines of this stage.
 ENV MALLOC_ARENA_MAX=2
+# --liftoff-only: WebAssembly stays on V8's baseline compiler. The only wasm a gateway
+# worker runs is undici's HTTP parser (llhttp); when its 29 KB state machine gets hot,
+# V8 recompiles it with TurboFan on a helper thread: 140-240 ms of CPU and a 20.5 MB
+# compiler zone, under load (a burst of streams), most of which glibc then keeps.
+# With the flag, at the same CPU per chat and stream request: after chats 91 MB per
+# worker against 100 (the tree's PSS 138 against 154); the 2,000-stream peak moved by
+# less than its own spread (docs/performance.md, "Session 26"). The console's Prisma
+# query compiler (wasm too) stays on this tier as well, at the same CPU per query; the
+# payment service (Prisma on every route) keeps the CMD above.
+# bench/src/peers/services.ts reads the flags from this line.
+CMD ["node", "--max-semi-space-size=8", "--liftoff-only", "dist/main.js"]
 EXPOSE 3002
 
 # Default target.

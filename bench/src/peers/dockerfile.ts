@@ -21,3 +21,27 @@ export function stageEnvOf(dockerfile: string, stage: string): Record<string, st
   }
   return env;
 }
+
+/**
+ * The argv of one stage's own `CMD [...]` (exec form; the last one of the
+ * stage wins, as Docker takes it), or undefined when the stage sets none and
+ * inherits its base's. Indented lines (a `HEALTHCHECK`'s `CMD`) are not the
+ * stage's command.
+ */
+export function stageCmdOf(dockerfile: string, stage: string): string[] | undefined {
+  const lines = dockerfile.split('\n');
+  const start = lines.findIndex(
+    (line) => /^FROM \S+ AS /i.test(line) && line.trim().endsWith(` AS ${stage}`),
+  );
+  if (start === -1) throw new Error(`the Dockerfile has no stage ${stage}`);
+  let cmd: string[] | undefined;
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith('FROM ')) break;
+    if (!line.startsWith('CMD ')) continue;
+    const argv: unknown = JSON.parse(line.slice(4).trim());
+    if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string'))
+      throw new Error(`the Dockerfile's stage ${stage}: CMD is not the exec form: ${line}`);
+    cmd = argv;
+  }
+  return cmd;
+}

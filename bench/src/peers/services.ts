@@ -11,7 +11,7 @@ import {
   upsertUserByEmail,
 } from '@platform/gateway/testing';
 import { createTestDatabase, freePort, type OpenAIBehaviour, type TestDatabase } from '@platform/testing';
-import { stageEnvOf } from './dockerfile';
+import { stageCmdOf, stageEnvOf } from './dockerfile';
 import { forkBenchChild, REPO_ROOT, type ServiceProcess, startNodeService } from './processes';
 import type { UpstreamCount, UpstreamInfo } from './upstream-main';
 
@@ -44,15 +44,20 @@ export async function startUpstream(behaviour: OpenAIBehaviour): Promise<Upstrea
 
 export type OurGateway = ServiceProcess & { apiKey: string; database: TestDatabase };
 
-/** The node flags of the production image: those of the Dockerfile's runtime `CMD ["node", ..., "dist/main.js"]`. */
+/**
+ * The node flags of the gateway's production image: those of its stage's
+ * `CMD ["node", ..., "dist/main.js"]` (`runtime-gateway`), or of the command
+ * it inherits from `runtime-common` when it sets none.
+ */
 export const PRODUCTION_NODE_ARGS = productionNodeArgs();
 
 function productionNodeArgs(): string[] {
   const dockerfile = readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
-  const cmd = /^CMD (\["node",.*\])$/m.exec(dockerfile)?.[1];
-  const argv = cmd ? (JSON.parse(cmd) as string[]) : [];
+  const argv = stageCmdOf(dockerfile, 'runtime-gateway') ?? stageCmdOf(dockerfile, 'runtime-common') ?? [];
   if (argv[0] !== 'node' || argv[argv.length - 1] !== 'dist/main.js')
-    throw new Error(`the Dockerfile's CMD is not ["node", <flags>, "dist/main.js"]: ${cmd}`);
+    throw new Error(
+      `the gateway image's CMD is not ["node", <flags>, "dist/main.js"]: ${JSON.stringify(argv)}`,
+    );
   return argv.slice(1, -1);
 }
 
