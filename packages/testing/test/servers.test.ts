@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { describeWith, needChromium, needPostgres, needRedis, needSharedServers } from '../src/servers';
-import { freePort } from '../src/servers/process';
+import { freePort, portSlice } from '../src/servers/process';
 
 /** Runs `fn` with these environment variables set (undefined: unset), then restores them. */
 function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T): T {
@@ -143,5 +143,32 @@ describe('freePort', () => {
       await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it("draws from this Jest worker's own slice of the range", async () => {
+    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    const [from, to] = portSlice(15000, low as number, process.env.JEST_WORKER_ID);
+    expect(to - from).toBeLessThan((low as number) - 15000);
+    const ports = await Promise.all(Array.from({ length: 50 }, () => freePort()));
+    expect(new Set(ports).size).toBe(ports.length);
+    for (const port of ports) {
+      expect(port).toBeGreaterThanOrEqual(from);
+      expect(port).toBeLessThan(to);
+    }
+  });
+});
+
+describe('portSlice', () => {
+  it('gives each Jest worker its own part of the fixed ports, and the whole range outside Jest', () => {
+    const slices = [1, 2, 3, 4].map((id) => portSlice(15000, 32768, String(id)));
+    expect(slices[0]).toEqual([15000, 16110]);
+    expect(slices[1]).toEqual([16110, 17220]);
+    for (let i = 1; i < slices.length; i++) expect(slices[i]?.[0]).toBe(slices[i - 1]?.[1]);
+    expect(portSlice(15000, 32768, '17')).toEqual(slices[0]);
+    expect(portSlice(15000, 32768, undefined)).toEqual([15000, 32768]);
+    expect(portSlice(15000, 32768, 'x')).toEqual([15000, 32768]);
   });
 });

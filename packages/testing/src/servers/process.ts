@@ -8,25 +8,46 @@ import path from 'node:path';
  * (npm, a client, the database pool) may take it in the seconds before the test's
  * server binds it: nginx then fails with "Address already in use". Ports below
  * the range are never handed out that way. Each port is handed out once per
- * process; where the range leaves too little room below it, `listen(0)` is used.
+ * process, and each Jest worker draws from its own slice of the range
+ * (portSlice), so two test files running at once cannot be handed the same
+ * port in the seconds before its server binds it: with one shared range, a
+ * gateway started by one worker found its port taken by another's
+ * (EADDRINUSE, e2e with three workers). Where the range leaves too little room
+ * below it, `listen(0)` is used.
  */
 export async function freePort(): Promise<number> {
   const [low] = ephemeralRange();
-  if (low - FIXED_PORTS_FROM >= 1000) {
+  const [from, to] = portSlice(FIXED_PORTS_FROM, low, process.env.JEST_WORKER_ID);
+  if (to - from >= 100) {
     for (let tries = 0; tries < 50; tries++) {
-      const port = FIXED_PORTS_FROM + Math.floor(Math.random() * (low - FIXED_PORTS_FROM));
+      const port = from + Math.floor(Math.random() * (to - from));
       if (handedOut.has(port)) continue;
-      if (await canBind(port)) {
-        handedOut.add(port);
-        return port;
-      }
+      // Taken before the check, so that calls made at once never pick the same port.
+      handedOut.add(port);
+      if (await canBind(port)) return port;
+      handedOut.delete(port);
     }
   }
   return anyPort();
 }
 
 const FIXED_PORTS_FROM = 15000;
+/** Slices of the fixed range: more than any machine here runs Jest workers at once. */
+const PORT_SLICES = 16;
 const handedOut = new Set<number>();
+
+/**
+ * The part [from, to) of the fixed ports [low, high) that a process draws from:
+ * Jest worker N (JEST_WORKER_ID, from 1) its own 1/16th, wrapping past 16;
+ * outside Jest, the whole range.
+ */
+export function portSlice(low: number, high: number, workerId: string | undefined): [number, number] {
+  const id = Number(workerId);
+  if (!Number.isInteger(id) || id < 1) return [low, high];
+  const size = Math.floor((high - low) / PORT_SLICES);
+  const from = low + ((id - 1) % PORT_SLICES) * size;
+  return [from, from + size];
+}
 
 function ephemeralRange(): [number, number] {
   try {
