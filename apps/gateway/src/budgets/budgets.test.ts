@@ -128,6 +128,64 @@ describe('budgets (memory counters)', () => {
     expect(r.completionCap).toBe(2);
   });
 
+  it("one user's requests share one read of stale rules, which a failure or a change cannot corrupt", async () => {
+    const project = { scope: 'project', subject: 'p1', period: 'monthly', unit: 'tokens' } as const;
+    let rules: BudgetRule[] = [];
+    let reads = 0;
+    let gate: { fail: boolean; wait?: Promise<void> } = { fail: false };
+    const destination = createMemoryDestination();
+    let now = NOON;
+    const budgets = createBudgets({
+      store: createMemoryCounterStore(() => now),
+      defaults: [{ scope: 'user', period: 'daily', unit: 'tokens', limit: 1_000_000 }],
+      loadUserRules: async () => {
+        reads += 1;
+        const seen = rules;
+        await gate.wait;
+        if (gate.fail) throw new Error('timeout exceeded when trying to connect');
+        return seen;
+      },
+      logger: createLogger({ service: 'test', destination }),
+      now: () => now,
+      cacheMs: 5000,
+    });
+    const hasProject = async () => (await budgets.list('u1')).some((r) => r.scope === 'project');
+    expect(await hasProject()).toBe(false);
+    expect(reads).toBe(1);
+
+    // Stale: 200 requests at once make one read, not 200.
+    now += 5000;
+    rules = [{ ...project, limit: 50 }];
+    const counted = await Promise.all(Array.from({ length: 200 }, () => hasProject()));
+    expect(reads).toBe(2);
+    expect(counted.every(Boolean)).toBe(true);
+
+    // Stale and Postgres refusing: every waiter keeps the last rules, one read and one warning.
+    now += 5000;
+    gate = { fail: true };
+    rules = [];
+    const kept = await Promise.all(Array.from({ length: 100 }, () => hasProject()));
+    expect(reads).toBe(3);
+    expect(kept.every(Boolean)).toBe(true);
+    const warned = destination.lines.filter((l) => l.includes('budget rules not reloaded'));
+    expect(warned).toHaveLength(1);
+
+    // A change while a stale read is in flight: that read's rules are not kept.
+    now += 5000;
+    let release = () => {};
+    gate = { fail: false, wait: new Promise<void>((r) => (release = r)) };
+    rules = [{ ...project, limit: 50 }];
+    const before = hasProject();
+    rules = [];
+    budgets.invalidate('u1');
+    gate = { fail: false };
+    expect(await hasProject()).toBe(false);
+    release();
+    expect(await before).toBe(true);
+    expect(await hasProject()).toBe(false);
+    expect(reads).toBe(5);
+  });
+
   it('a new UTC day starts a new daily window', async () => {
     const { budgets, setNow } = setup([{ limit: 10 }]);
     await (await budgets.reserve(ask())).settle({ totalTokens: 10, costMicros: 0 });

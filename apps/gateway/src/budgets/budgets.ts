@@ -139,24 +139,50 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
   // No expiry of its own: past `cacheMs` an entry is re-read, but kept for a Postgres outage.
   const cache = lruCache<string, { rules: BudgetRule[]; at: number }>({ max: 10_000 });
 
+  // One read of a user's rules at a time: when the copy is stale, the requests that arrive
+  // meanwhile wait for the same read. Without it, a burst of one user's requests after the
+  // copy went stale made one Postgres query each (1,000 at once at 2,000 open streams), and
+  // the pool's connect time-out then refused other queries of the worker too (503s).
+  const loading = new Map<string, Promise<BudgetRule[]>>();
+  const readRules = (userId: string): Promise<BudgetRule[]> => {
+    const inFlight = loading.get(userId);
+    if (inFlight) return inFlight;
+    const at = now();
+    const load = opts.loadUserRules(userId).then(
+      (rules) => {
+        // Not when invalidated meanwhile: a read begun before a change must not keep its rules.
+        if (loading.get(userId) === load) cache.set(userId, { rules, at });
+        return rules;
+      },
+      (err: unknown) => {
+        // Logged once per failed read (its waiters share it), not once per waiting request.
+        if (loading.get(userId) === load && cache.get(userId))
+          opts.logger.warn(
+            { err: err instanceof Error ? err.message : String(err) },
+            'budget rules not reloaded; using the last ones',
+          );
+        throw err;
+      },
+    );
+    loading.set(userId, load);
+    const done = () => {
+      if (loading.get(userId) === load) loading.delete(userId);
+    };
+    load.then(done, done);
+    return load;
+  };
+
   const userRules = async (userId: string): Promise<BudgetRule[]> => {
     const hit = cache.get(userId);
     const at = now();
     if (hit && at - hit.at >= 0 && at - hit.at < cacheMs) return hit.rules;
-    let rules: BudgetRule[];
     try {
-      rules = await opts.loadUserRules(userId);
+      return await readRules(userId);
     } catch (err) {
       // Postgres down: the last rules seen keep applying (the counters are in Redis), rather than refusing every call.
       if (!hit) throw err;
-      opts.logger.warn(
-        { err: err instanceof Error ? err.message : String(err) },
-        'budget rules not reloaded; using the last ones',
-      );
       return hit.rules;
     }
-    cache.set(userId, { rules, at });
-    return rules;
   };
 
   const limitOf = (rules: readonly BudgetRule[], id: BudgetId): number | undefined => {
@@ -261,7 +287,10 @@ export function createBudgets(opts: BudgetsOptions): Budgets {
 
   return {
     defaults: opts.defaults,
-    invalidate: (userId) => cache.delete(userId),
+    invalidate: (userId) => {
+      cache.delete(userId);
+      loading.delete(userId);
+    },
     async isCounted(userId, id) {
       return isUserDailyTokens(id) || limitOf(await opts.loadUserRules(userId), id) !== undefined;
     },
