@@ -132,9 +132,11 @@ describe('heapSurge', () => {
     const own = majors('own');
     const held = majors('held');
     const givenBack = majors('given-back');
-    // Own and given back 2-3, held 8-11 (the explicit collection counted in each).
-    expect(held).toBeGreaterThanOrEqual(own + 3);
-    expect(givenBack).toBeLessThanOrEqual(held - 3);
+    // Own and given back 2-3, held 8-11 on session 26's host (the explicit collection counted
+    // in each), but held 4 against own 2 in one bare CI run of session 27 (a margin of 3 failed
+    // it): a flag V8 did not read would leave the counts equal, so more is the test.
+    expect(held).toBeGreaterThan(own);
+    expect(givenBack).toBeLessThan(held);
   });
 });
 
