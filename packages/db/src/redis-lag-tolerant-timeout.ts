@@ -18,7 +18,12 @@ import { Command } from 'ioredis';
  * itself), so the loop reads what arrived meanwhile before anything is
  * decided; a timer that fires on time with no answer fails the command as
  * before. However late the loop keeps running, a command fails by
- * `GIVE_UP_FACTOR` times its time-out: a Redis that hangs is still found.
+ * `GIVE_UP_FACTOR` times its time-out and one more turn of the loop: a Redis
+ * that hangs is still found. That last turn matters: a give-up timer that
+ * fires late runs before the turn's poll phase, so a reply that arrived while
+ * the loop was busy is read before the command is failed (found at 2,000
+ * streams: a few 503s "Command timed out" while workers took ~5 s to first
+ * chunks).
  *
  * Installed once for the process, on ioredis's `Command` (every client, their
  * duplicates and pipelines). The timer stays in ioredis's own field, so
@@ -59,5 +64,17 @@ function timerFired(command: TimedCommand, dueAt: number, ms: number, giveUpAt: 
     command._commandTimeoutTimer = setTimeout(timerFired, wait, command, now + wait, ms, giveUpAt);
     return;
   }
+  if (late >= LATE_MS) {
+    // Given up, but this timer ran late, before the loop's poll phase of this
+    // turn: a reply Redis sent meanwhile may sit unread in the socket. Decide
+    // after one read of it (a timer of 0 runs after this turn's poll phase).
+    command._commandTimeoutTimer = setTimeout(failIfUnsettled, 0, command);
+    return;
+  }
+  command.reject(new Error('Command timed out'));
+}
+
+function failIfUnsettled(command: TimedCommand): void {
+  if (command.isSettled) return;
   command.reject(new Error('Command timed out'));
 }

@@ -56,6 +56,19 @@ describeWith(redisNeed)(
       await expect(answer).resolves.toBe('v');
     });
 
+    it('answers a command issued just before the loop stalls past the give-up point (4 time-outs)', async () => {
+      const answer = store.get('k');
+      blockLoop(4 * 200 + 100);
+      await expect(answer).resolves.toBe('v');
+    });
+
+    it('answers a command whose reply came while the loop stalled past the give-up point (4 time-outs)', async () => {
+      const answer = store.get('k');
+      await nextTurn(); // written, and answered by Redis within a millisecond
+      blockLoop(4 * 200 + 100); // the timer's first firing is already past giving up
+      await expect(answer).resolves.toBe('v');
+    });
+
     it('answers a script Redis ran while the loop stalled, so its effect is not reported as failed', async () => {
       const counted = store.incrWindow('n', 1, 60_000);
       blockLoop(500);
