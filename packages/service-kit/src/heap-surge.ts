@@ -1,5 +1,7 @@
+import { AsyncResource } from 'node:async_hooks';
 import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 /**
  * V8's old-generation growth while a process holds many open requests.
@@ -29,8 +31,24 @@ import { setFlagsFromString } from 'node:v8';
  * climbed 305, 347, 377, 435 MB that way). At 2,000 streams on two
  * workers this took the tree's peak from 290-376 MB to 259-266 MB, each
  * worker's old space at the peak from ~90 to ~41 MB committed
- * (bench/results/2026-11-30-issue46-s23.md). An operator who sets
- * `--heap-growing-percent` in the node flags keeps it: the governor is off.
+ * (bench/results/2026-11-30-issue46-s23.md).
+ *
+ * What a surge leaves behind is handed back too. V8 keeps the pages a burst
+ * made it commit: a worker's heap stayed at ~90 MB committed with ~40 MB
+ * live after four bursts of 1,000 streams, its resident memory never fell
+ * between them, and each burst's peak stood on the last one's fragments (the
+ * tree's 2,000-stream peak climbed 264, 297, 308, 313 MB over a run's
+ * rounds). So `compactAfterMs` after a surge ends, if no new one has begun,
+ * one compacting collection (V8's last-resort collection: full, moving live
+ * objects together, unused pages returned to the system) takes the worker
+ * back near its idle size, ~40 MB of resident memory each, and the peaks
+ * stop climbing (bench/results/2026-11-30-issue46-s28.md). It pauses the
+ * worker once per surge, with at most `leaveAt` requests open: 82-245 ms
+ * on a slow 2-vCPU host, for ~40 MB; a surge that grew the heap's resident size
+ * by less than `compactMinGrowthBytes` is not worth that pause and gets none.
+ * An operator who sets
+ * `--heap-growing-percent` in the node flags keeps it: the governor is off,
+ * and with it this collection.
  */
 export type HeapSurgeOptions = {
   /** Open requests at which growth is held at `growingPercent`. */
@@ -45,9 +63,25 @@ export type HeapSurgeOptions = {
   onChange?: (surging: boolean, open: number) => void;
   /** Calls `done` once, after V8's next full collection; returns a cancel. Tests pass a fake. */
   afterNextFullGc?: (done: () => void) => () => void;
+  /** Milliseconds after a surge ends before the compacting collection, if no new surge began; 0 for none. */
+  compactAfterMs?: number;
+  /** The compacting collection runs only when the heap's resident size grew at least this much since the surge began. */
+  compactMinGrowthBytes?: number;
+  /** The heap's resident size in bytes; tests pass a fake. */
+  heapResident?: () => number;
+  /** The compacting collection; tests pass a spy. */
+  compact?: () => void;
+  /** Told after each compacting collection, for the log. */
+  onCompact?: (outcome: { ms: number; rssBefore: number; rssAfter: number }) => void;
 };
 
-export const HEAP_SURGE_DEFAULTS = { enterAt: 128, leaveAt: 32, growingPercent: 10 } as const;
+export const HEAP_SURGE_DEFAULTS = {
+  enterAt: 128,
+  leaveAt: 32,
+  growingPercent: 10,
+  compactAfterMs: 1000,
+  compactMinGrowthBytes: 16 * 1024 * 1024,
+} as const;
 
 export type HeapSurge = {
   /** Called with the number of requests open after one opened or closed. */
@@ -68,13 +102,41 @@ export function heapSurge(opts: HeapSurgeOptions): HeapSurge {
   if (!(opts.leaveAt < opts.enterAt)) throw new RangeError('heapSurge: leaveAt must be below enterAt');
   const setFlags = opts.setFlags ?? setFlagsFromString;
   const afterNextFullGc = opts.afterNextFullGc ?? afterNextMarkCompact;
+  const compact = opts.compact ?? compactHeap;
   let surging = false;
   /** Set while the surge is over but the low growth waits for a full collection. */
   let cancelRelease: (() => void) | undefined;
+  /** The compacting collection's timer, between a surge's end and the collection. */
+  let compaction: NodeJS.Timeout | undefined;
+  // The timer is set from a request's update: made in the governor's own async context
+  // instead, the collection and its log line are not the request's (its id, its span).
+  const ownContext = new AsyncResource('HeapSurge');
+  const heapResident = opts.heapResident ?? residentHeap;
+  /** The heap's resident size when the surge (or the first of surges with no collection between) began. */
+  let residentAtStart: number | undefined;
+  const compactNow = () => {
+    compaction = undefined;
+    const grown = heapResident() - (residentAtStart ?? 0);
+    residentAtStart = undefined;
+    // A small surge leaves little to hand back: no pause for it.
+    if (grown < (opts.compactMinGrowthBytes ?? 0)) return;
+    const rssBefore = process.memoryUsage.rss();
+    const started = performance.now();
+    compact();
+    opts.onCompact?.({ ms: performance.now() - started, rssBefore, rssAfter: process.memoryUsage.rss() });
+  };
   return {
     update(open) {
       if (surging ? open > opts.leaveAt : open < opts.enterAt) return;
       surging = !surging;
+      if (surging && residentAtStart === undefined && opts.compactAfterMs) residentAtStart = heapResident();
+      if (surging && compaction) {
+        clearTimeout(compaction);
+        compaction = undefined;
+      } else if (!surging && opts.compactAfterMs) {
+        compaction = ownContext.runInAsyncScope(() => setTimeout(compactNow, opts.compactAfterMs));
+        compaction.unref();
+      }
       if (surging && cancelRelease) {
         // Still held from the last surge.
         cancelRelease();
@@ -109,4 +171,35 @@ export function afterNextMarkCompact(done: () => void): () => void {
   });
   observer.observe({ entryTypes: ['gc'] });
   return () => observer.disconnect();
+}
+
+function residentHeap(): number {
+  return getHeapStatistics().total_physical_size;
+}
+
+type Collector = (options?: { type?: 'major' | 'minor'; flavor?: 'regular' | 'last-resort' }) => void;
+let collector: Collector | undefined;
+
+/**
+ * One compacting, memory-reducing full collection: V8's last-resort
+ * collection (what it runs before giving up on an allocation), which moves
+ * live objects out of fragmented pages and returns the emptied ones to the
+ * system. A plain full collection (`gc()`) frees objects but keeps the pages.
+ * V8's `gc` function is taken from a fresh context made while `--expose-gc`
+ * is briefly on, so the app's own global never gains one.
+ */
+export function compactHeap(): void {
+  if (!collector) {
+    const own = (globalThis as { gc?: unknown }).gc;
+    if (typeof own === 'function') collector = own as Collector;
+    else {
+      setFlagsFromString('--expose-gc');
+      try {
+        collector = runInNewContext('gc') as Collector;
+      } finally {
+        setFlagsFromString('--no-expose-gc');
+      }
+    }
+  }
+  collector({ type: 'major', flavor: 'last-resort' });
 }

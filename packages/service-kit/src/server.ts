@@ -24,7 +24,7 @@ export type RunServerOptions = {
    * HEAP_SURGE_DEFAULTS unless given, off with `false` or when the node flags
    * set `--heap-growing-percent` themselves.
    */
-  heapSurge?: Omit<HeapSurgeOptions, 'onChange'> | false;
+  heapSurge?: Omit<HeapSurgeOptions, 'onChange' | 'onCompact'> | false;
 };
 
 /**
@@ -201,6 +201,15 @@ function heapSurgeOf(opts: RunServerOptions) {
         surging
           ? 'many requests open: heap growth held low'
           : 'requests back down: heap growth back to V8 after its next full collection',
+      ),
+    onCompact: ({ ms, rssBefore, rssAfter }) =>
+      opts.logger.info(
+        {
+          ms: Math.round(ms),
+          rss_before_mb: Math.round(rssBefore / 1048576),
+          rss_after_mb: Math.round(rssAfter / 1048576),
+        },
+        'surge over: heap compacted and its empty pages returned',
       ),
   });
 }
