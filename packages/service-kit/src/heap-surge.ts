@@ -41,10 +41,12 @@ import { runInNewContext } from 'node:vm';
  * rounds). So `compactAfterMs` after a surge ends, if no new one has begun,
  * one compacting collection (V8's last-resort collection: full, moving live
  * objects together, unused pages returned to the system) takes the worker
- * back near its idle size, ~40 MB of resident memory each, and the peaks
- * stop climbing (bench/results/2026-11-30-issue46-s28.md). It pauses the
- * worker once per surge, with at most `leaveAt` requests open: 82-245 ms
- * on a slow 2-vCPU host, for ~40 MB; a surge that grew the heap's resident size
+ * back near its idle size, ~40 MB of resident memory each, and a regular one
+ * then sets the next burst's first limit at twice what lives; the peaks stop
+ * climbing and first chunks come as soon as without it
+ * (bench/results/2026-11-30-issue46-s28.md). It pauses the worker once per
+ * surge, with at most `leaveAt` requests open: 100-250 ms on a slow 2-vCPU
+ * host, for ~40 MB; a surge that grew the heap's resident size
  * by less than `compactMinGrowthBytes` is not worth that pause and gets none.
  * An operator who sets
  * `--heap-growing-percent` in the node flags keeps it: the governor is off,
@@ -69,8 +71,8 @@ export type HeapSurgeOptions = {
   compactMinGrowthBytes?: number;
   /** The heap's resident size in bytes; tests pass a fake. */
   heapResident?: () => number;
-  /** The compacting collection; tests pass a spy. */
-  compact?: () => void;
+  /** Runs a full collection, compacting (pages returned) or regular; tests pass a spy. */
+  collect?: (kind: CollectionKind) => void;
   /** Told after each compacting collection, for the log. */
   onCompact?: (outcome: { ms: number; rssBefore: number; rssAfter: number }) => void;
 };
@@ -102,7 +104,7 @@ export function heapSurge(opts: HeapSurgeOptions): HeapSurge {
   if (!(opts.leaveAt < opts.enterAt)) throw new RangeError('heapSurge: leaveAt must be below enterAt');
   const setFlags = opts.setFlags ?? setFlagsFromString;
   const afterNextFullGc = opts.afterNextFullGc ?? afterNextMarkCompact;
-  const compact = opts.compact ?? compactHeap;
+  const collect = opts.collect ?? collectGarbage;
   let surging = false;
   /** Set while the surge is over but the low growth waits for a full collection. */
   let cancelRelease: (() => void) | undefined;
@@ -120,9 +122,22 @@ export function heapSurge(opts: HeapSurgeOptions): HeapSurge {
     residentAtStart = undefined;
     // A small surge leaves little to hand back: no pause for it.
     if (grown < (opts.compactMinGrowthBytes ?? 0)) return;
+    // The low growth ends here rather than at V8's next full collection.
+    if (cancelRelease) {
+      cancelRelease();
+      cancelRelease = undefined;
+    }
     const rssBefore = process.memoryUsage.rss();
     const started = performance.now();
-    compact();
+    collect('compacting');
+    // A collection asked to shrink the heap leaves a limit just above what lives (whatever the
+    // growth flag says), and the next burst climbed from it through a full collection after
+    // another: its first chunks came ~1.2x later than without the compaction. One regular
+    // collection of the now small heap, with growth at 100 %, sets the limit at twice what
+    // lives (a limit, not memory), and V8's own growth comes back after it.
+    setFlags(`--heap-growing-percent=${REGROW_PERCENT}`);
+    collect('regular');
+    setFlags('--heap-growing-percent=0');
     opts.onCompact?.({ ms: performance.now() - started, rssBefore, rssAfter: process.memoryUsage.rss() });
   };
   return {
@@ -177,18 +192,23 @@ function residentHeap(): number {
   return getHeapStatistics().total_physical_size;
 }
 
+/** The growth of the regular collection after a compaction: the next burst's first limit, in percent of what lives. */
+const REGROW_PERCENT = 100;
+
+export type CollectionKind = 'compacting' | 'regular';
+
 type Collector = (options?: { type?: 'major' | 'minor'; flavor?: 'regular' | 'last-resort' }) => void;
 let collector: Collector | undefined;
 
 /**
- * One compacting, memory-reducing full collection: V8's last-resort
- * collection (what it runs before giving up on an allocation), which moves
- * live objects out of fragmented pages and returns the emptied ones to the
- * system. A plain full collection (`gc()`) frees objects but keeps the pages.
- * V8's `gc` function is taken from a fresh context made while `--expose-gc`
- * is briefly on, so the app's own global never gains one.
+ * One full collection. `compacting` is V8's last-resort collection (what it
+ * runs before giving up on an allocation): it moves live objects out of
+ * fragmented pages and returns the emptied ones to the system. A `regular`
+ * one (`gc()`) frees objects but keeps the pages. V8's `gc` function is taken
+ * from a fresh context made while `--expose-gc` is briefly on, so the app's
+ * own global never gains one.
  */
-export function compactHeap(): void {
+export function collectGarbage(kind: CollectionKind): void {
   if (!collector) {
     const own = (globalThis as { gc?: unknown }).gc;
     if (typeof own === 'function') collector = own as Collector;
@@ -201,5 +221,10 @@ export function compactHeap(): void {
       }
     }
   }
-  collector({ type: 'major', flavor: 'last-resort' });
+  collector({ type: 'major', flavor: kind === 'compacting' ? 'last-resort' : 'regular' });
+}
+
+/** One compacting collection (collectGarbage). */
+export function compactHeap(): void {
+  collectGarbage('compacting');
 }

@@ -92,8 +92,8 @@ describe('heapSurge', () => {
         compactAfterMs: 1000,
         setFlags: () => {},
         afterNextFullGc: () => () => {},
-        compact: () => {
-          compactions += 1;
+        collect: (kind) => {
+          if (kind === 'compacting') compactions += 1;
         },
         onCompact: ({ ms }) => told.push(ms),
       });
@@ -142,7 +142,7 @@ describe('heapSurge', () => {
         compactAfterMs: 5,
         setFlags: () => {},
         afterNextFullGc: () => () => {},
-        compact: () => {
+        collect: () => {
           seen = store.getStore();
         },
       }),
@@ -152,6 +152,38 @@ describe('heapSurge', () => {
     for (let waited = 0; seen === 'not run' && waited < 2000; waited += 5)
       await new Promise((r) => setTimeout(r, 5));
     expect(seen).toBe('governor-start');
+  });
+
+  it('compacts, then sets the next limit at twice what lives, then gives growth back to V8', () => {
+    jest.useFakeTimers();
+    try {
+      const steps: string[] = [];
+      let cancelled = 0;
+      const surge = heapSurge({
+        enterAt: 10,
+        leaveAt: 2,
+        growingPercent: 10,
+        compactAfterMs: 1000,
+        setFlags: (f) => steps.push(f),
+        afterNextFullGc: () => () => {
+          cancelled += 1;
+        },
+        collect: (kind) => steps.push(kind),
+      });
+      surge.update(10);
+      surge.update(0);
+      jest.advanceTimersByTime(1000);
+      expect(steps).toEqual([
+        '--heap-growing-percent=10',
+        'compacting',
+        '--heap-growing-percent=100',
+        'regular',
+        '--heap-growing-percent=0',
+      ]);
+      expect(cancelled).toBe(1);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('does not compact a heap with little to hand back', () => {
@@ -168,8 +200,8 @@ describe('heapSurge', () => {
         heapResident: () => resident,
         setFlags: () => {},
         afterNextFullGc: () => () => {},
-        compact: () => {
-          compactions += 1;
+        collect: (kind) => {
+          if (kind === 'compacting') compactions += 1;
         },
       });
       // A surge that grew the heap by 4 MB: nothing worth a pause.
@@ -205,8 +237,8 @@ describe('heapSurge', () => {
         compactAfterMs: 0,
         setFlags: () => {},
         afterNextFullGc: () => () => {},
-        compact: () => {
-          compactions += 1;
+        collect: (kind) => {
+          if (kind === 'compacting') compactions += 1;
         },
       });
       surge.update(10);
