@@ -5,7 +5,13 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterNextMarkCompact, growthSetByOperator, HEAP_SURGE_DEFAULTS, heapSurge } from '../src/heap-surge';
+import {
+  afterNextMarkCompact,
+  growthSetByOperator,
+  HEAP_SURGE_DEFAULTS,
+  type HeapSurgeOptions,
+  heapSurge,
+} from '../src/heap-surge';
 import { createGracefulShutdown } from '../src/server';
 
 describe('heapSurge', () => {
@@ -80,57 +86,6 @@ describe('heapSurge', () => {
     expect(cancelledCalls).toBe(0);
   });
 
-  it('compacts once, compactAfterMs after a surge ends, unless a new surge begins first', () => {
-    jest.useFakeTimers();
-    try {
-      let compactions = 0;
-      const told: number[] = [];
-      const surge = heapSurge({
-        enterAt: 100,
-        leaveAt: 20,
-        growingPercent: 10,
-        compactAfterMs: 1000,
-        setFlags: () => {},
-        afterNextFullGc: () => () => {},
-        collect: (kind) => {
-          if (kind === 'compacting') compactions += 1;
-        },
-        onCompact: ({ ms }) => told.push(ms),
-      });
-      const rise = () => {
-        for (let open = 1; open <= 100; open++) surge.update(open);
-      };
-      const fall = () => {
-        for (let open = 99; open >= 0; open--) surge.update(open);
-      };
-      rise();
-      jest.advanceTimersByTime(5000);
-      expect(compactions).toBe(0); // not while surging
-      fall();
-      jest.advanceTimersByTime(999);
-      expect(compactions).toBe(0);
-      jest.advanceTimersByTime(1);
-      expect(compactions).toBe(1);
-      expect(told).toHaveLength(1);
-      jest.advanceTimersByTime(10_000);
-      expect(compactions).toBe(1); // once per surge
-      // A new surge within the wait: no collection in the middle of it.
-      fall();
-      rise();
-      jest.advanceTimersByTime(500);
-      fall();
-      jest.advanceTimersByTime(500);
-      rise();
-      jest.advanceTimersByTime(5000);
-      expect(compactions).toBe(1);
-      fall();
-      jest.advanceTimersByTime(1000);
-      expect(compactions).toBe(2);
-    } finally {
-      jest.useRealTimers();
-    }
-  });
-
   it('compacts outside the async context of the request whose end ended the surge', async () => {
     const store = new AsyncLocalStorage<string>();
     let seen: string | undefined = 'not run';
@@ -152,102 +107,6 @@ describe('heapSurge', () => {
     for (let waited = 0; seen === 'not run' && waited < 2000; waited += 5)
       await new Promise((r) => setTimeout(r, 5));
     expect(seen).toBe('governor-start');
-  });
-
-  it('compacts, then sets the next limit at twice what lives, then gives growth back to V8', () => {
-    jest.useFakeTimers();
-    try {
-      const steps: string[] = [];
-      let cancelled = 0;
-      const surge = heapSurge({
-        enterAt: 10,
-        leaveAt: 2,
-        growingPercent: 10,
-        compactAfterMs: 1000,
-        setFlags: (f) => steps.push(f),
-        afterNextFullGc: () => () => {
-          cancelled += 1;
-        },
-        collect: (kind) => steps.push(kind),
-      });
-      surge.update(10);
-      surge.update(0);
-      jest.advanceTimersByTime(1000);
-      expect(steps).toEqual([
-        '--heap-growing-percent=10',
-        'compacting',
-        '--heap-growing-percent=100',
-        'regular',
-        '--heap-growing-percent=0',
-      ]);
-      expect(cancelled).toBe(1);
-    } finally {
-      jest.useRealTimers();
-    }
-  });
-
-  it('does not compact a heap with little to hand back', () => {
-    jest.useFakeTimers();
-    try {
-      let compactions = 0;
-      let resident = 60 * 1024 * 1024;
-      const surge = heapSurge({
-        enterAt: 10,
-        leaveAt: 2,
-        growingPercent: 10,
-        compactAfterMs: 100,
-        compactMinGrowthBytes: 16 * 1024 * 1024,
-        heapResident: () => resident,
-        setFlags: () => {},
-        afterNextFullGc: () => () => {},
-        collect: (kind) => {
-          if (kind === 'compacting') compactions += 1;
-        },
-      });
-      // A surge that grew the heap by 4 MB: nothing worth a pause.
-      surge.update(10);
-      resident += 4 * 1024 * 1024;
-      surge.update(0);
-      jest.advanceTimersByTime(1000);
-      expect(compactions).toBe(0);
-      // One that grew it by 40 MB, in two surges with no collection between: compacted.
-      surge.update(10);
-      resident += 20 * 1024 * 1024;
-      surge.update(0);
-      jest.advanceTimersByTime(50);
-      surge.update(10);
-      resident += 20 * 1024 * 1024;
-      surge.update(0);
-      jest.advanceTimersByTime(1000);
-      expect(compactions).toBe(1);
-    } finally {
-      jest.useRealTimers();
-    }
-  });
-
-  it('compacts by default, and not at all with compactAfterMs 0', () => {
-    expect(HEAP_SURGE_DEFAULTS.compactAfterMs).toBeGreaterThan(0);
-    jest.useFakeTimers();
-    try {
-      let compactions = 0;
-      const surge = heapSurge({
-        enterAt: 10,
-        leaveAt: 2,
-        growingPercent: 10,
-        compactAfterMs: 0,
-        setFlags: () => {},
-        afterNextFullGc: () => () => {},
-        collect: (kind) => {
-          if (kind === 'compacting') compactions += 1;
-        },
-      });
-      surge.update(10);
-      surge.update(0);
-      jest.advanceTimersByTime(60_000);
-      expect(compactions).toBe(0);
-    } finally {
-      jest.useRealTimers();
-    }
   });
 
   // What compaction is for: a plain full collection frees a burst's objects but keeps
@@ -362,6 +221,128 @@ describe('heapSurge', () => {
     // it): a flag V8 did not read would leave the counts equal, so more is the test.
     expect(held).toBeGreaterThan(own);
     expect(givenBack).toBeLessThan(held);
+  });
+});
+
+describe('heapSurge: the compaction after a surge', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  /** A governor with no V8 behind it, counting its compacting collections. */
+  function counting(opts: Partial<HeapSurgeOptions> & Pick<HeapSurgeOptions, 'enterAt' | 'leaveAt'>) {
+    const counted = { compactions: 0 };
+    const surge = heapSurge({
+      growingPercent: 10,
+      setFlags: () => {},
+      afterNextFullGc: () => () => {},
+      collect: (kind) => {
+        if (kind === 'compacting') counted.compactions += 1;
+      },
+      ...opts,
+    });
+    return { surge, counted };
+  }
+
+  it('compacts once, compactAfterMs after a surge ends, unless a new surge begins first', () => {
+    const told: number[] = [];
+    const { surge, counted } = counting({
+      enterAt: 100,
+      leaveAt: 20,
+      compactAfterMs: 1000,
+      onCompact: ({ ms }) => told.push(ms),
+    });
+    const rise = () => {
+      for (let open = 1; open <= 100; open++) surge.update(open);
+    };
+    const fall = () => {
+      for (let open = 99; open >= 0; open--) surge.update(open);
+    };
+    rise();
+    jest.advanceTimersByTime(5000);
+    expect(counted.compactions).toBe(0); // not while surging
+    fall();
+    jest.advanceTimersByTime(999);
+    expect(counted.compactions).toBe(0);
+    jest.advanceTimersByTime(1);
+    expect(counted.compactions).toBe(1);
+    expect(told).toHaveLength(1);
+    jest.advanceTimersByTime(10_000);
+    expect(counted.compactions).toBe(1); // once per surge
+    // A new surge within the wait: no collection in the middle of it.
+    fall();
+    rise();
+    jest.advanceTimersByTime(500);
+    fall();
+    jest.advanceTimersByTime(500);
+    rise();
+    jest.advanceTimersByTime(5000);
+    expect(counted.compactions).toBe(1);
+    fall();
+    jest.advanceTimersByTime(1000);
+    expect(counted.compactions).toBe(2);
+  });
+
+  it('compacts, then sets the next limit at twice what lives, then gives growth back to V8', () => {
+    const steps: string[] = [];
+    let cancelled = 0;
+    const surge = heapSurge({
+      enterAt: 10,
+      leaveAt: 2,
+      growingPercent: 10,
+      compactAfterMs: 1000,
+      setFlags: (f) => steps.push(f),
+      afterNextFullGc: () => () => {
+        cancelled += 1;
+      },
+      collect: (kind) => steps.push(kind),
+    });
+    surge.update(10);
+    surge.update(0);
+    jest.advanceTimersByTime(1000);
+    expect(steps).toEqual([
+      '--heap-growing-percent=10',
+      'compacting',
+      '--heap-growing-percent=100',
+      'regular',
+      '--heap-growing-percent=0',
+    ]);
+    expect(cancelled).toBe(1);
+  });
+
+  it('does not compact a heap with little to hand back', () => {
+    let resident = 60 * 1024 * 1024;
+    const { surge, counted } = counting({
+      enterAt: 10,
+      leaveAt: 2,
+      compactAfterMs: 100,
+      compactMinGrowthBytes: 16 * 1024 * 1024,
+      heapResident: () => resident,
+    });
+    // A surge that grew the heap by 4 MB: nothing worth a pause.
+    surge.update(10);
+    resident += 4 * 1024 * 1024;
+    surge.update(0);
+    jest.advanceTimersByTime(1000);
+    expect(counted.compactions).toBe(0);
+    // One that grew it by 40 MB, in two surges with no collection between: compacted.
+    surge.update(10);
+    resident += 20 * 1024 * 1024;
+    surge.update(0);
+    jest.advanceTimersByTime(50);
+    surge.update(10);
+    resident += 20 * 1024 * 1024;
+    surge.update(0);
+    jest.advanceTimersByTime(1000);
+    expect(counted.compactions).toBe(1);
+  });
+
+  it('compacts by default, and not at all with compactAfterMs 0', () => {
+    expect(HEAP_SURGE_DEFAULTS.compactAfterMs).toBeGreaterThan(0);
+    const { surge, counted } = counting({ enterAt: 10, leaveAt: 2, compactAfterMs: 0 });
+    surge.update(10);
+    surge.update(0);
+    jest.advanceTimersByTime(60_000);
+    expect(counted.compactions).toBe(0);
   });
 });
 
