@@ -3,6 +3,7 @@ import { openServiceStorage, type RedisKeyValueStore } from '@platform/db';
 import { createLogger } from '@platform/logging';
 import {
   databasePoolMax,
+  heapSurgeSettings,
   loadEnvOrExit,
   runServer,
   startTracing,
@@ -67,5 +68,12 @@ export async function main(): Promise<void> {
     // The last spans (this shutdown's requests included) go out before the process ends.
     await tracing?.shutdown();
   };
-  await runServer({ app: createApp(deps), port: env.PORT, host: env.HOST, logger, onClose: closeAll });
+  await runServer({
+    app: createApp(deps),
+    port: env.PORT,
+    host: env.HOST,
+    logger,
+    onClose: closeAll,
+    heapSurge: heapSurgeSettings(env),
+  });
 }

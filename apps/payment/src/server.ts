@@ -3,6 +3,7 @@ import { openServiceStorage } from '@platform/db';
 import { createHttpMetrics, createLogger } from '@platform/logging';
 import {
   databasePoolMax,
+  heapSurgeSettings,
   loadEnvOrExit,
   runServer,
   startTracing,
@@ -86,5 +87,6 @@ export async function main(): Promise<void> {
     logger,
     onClose: closeAll,
     onDrainDeadline: () => drainDeadline.abort(),
+    heapSurge: heapSurgeSettings(env),
   });
 }

@@ -100,6 +100,11 @@ export function serviceEnvFields(defaults: { port: number; dataDir: string }) {
      */
     REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(750),
     DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1500),
+    /**
+     * Milliseconds after a surge of open requests before a worker compacts its heap and hands
+     * the burst's pages back (heap-surge.ts, docs/deploy.md); 0 keeps them.
+     */
+    HEAP_COMPACT_AFTER_SURGE_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   };
 }
 

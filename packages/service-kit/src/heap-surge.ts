@@ -85,6 +85,13 @@ export const HEAP_SURGE_DEFAULTS = {
   compactMinGrowthBytes: 16 * 1024 * 1024,
 } as const;
 
+/** The governor's settings for runServer, with the operator's `HEAP_COMPACT_AFTER_SURGE_MS` (serviceEnvFields). */
+export function heapSurgeSettings(env: {
+  HEAP_COMPACT_AFTER_SURGE_MS: number;
+}): Omit<HeapSurgeOptions, 'onChange' | 'onCompact'> {
+  return { ...HEAP_SURGE_DEFAULTS, compactAfterMs: env.HEAP_COMPACT_AFTER_SURGE_MS };
+}
+
 export type HeapSurge = {
   /** Called with the number of requests open after one opened or closed. */
   update(open: number): void;

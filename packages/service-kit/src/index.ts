@@ -10,6 +10,7 @@ export {
   storageTimeouts,
 } from './env';
 export { createHealthRouter, type ReadinessCheck, storageReadiness } from './health';
+export { heapSurgeSettings } from './heap-surge';
 export { escapeHtml } from './html';
 export { jsonBody } from './json-body';
 export { metricsAccess } from './metrics-access';

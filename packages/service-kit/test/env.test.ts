@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { EnvError, envFields, parseEnv, serviceEnvFields, storageTimeouts } from '../src';
+import { EnvError, envFields, heapSurgeSettings, parseEnv, serviceEnvFields, storageTimeouts } from '../src';
+import { HEAP_SURGE_DEFAULTS } from '../src/heap-surge';
 
 const schema = z.object({
   PORT: envFields.port(3000),
@@ -34,6 +35,21 @@ describe('parseEnv', () => {
 
   it('treats empty strings as unset', () => {
     expect(parseEnv(schema, { PORT: '', KEYS: 'abcd' }).PORT).toBe(3000);
+  });
+});
+
+describe('the compaction after a surge (serviceEnvFields, heapSurgeSettings)', () => {
+  const service = z.object(serviceEnvFields({ port: 3000, dataDir: '.data/x' }));
+
+  it('compacts a second after a surge by default; 0 turns it off; nonsense is refused', () => {
+    expect(heapSurgeSettings(parseEnv(service, {}))).toEqual(HEAP_SURGE_DEFAULTS);
+    expect(HEAP_SURGE_DEFAULTS.compactAfterMs).toBe(1000);
+    expect(heapSurgeSettings(parseEnv(service, { HEAP_COMPACT_AFTER_SURGE_MS: '0' }))).toEqual({
+      ...HEAP_SURGE_DEFAULTS,
+      compactAfterMs: 0,
+    });
+    for (const bad of ['-1', 'soon', '600001'])
+      expect(() => parseEnv(service, { HEAP_COMPACT_AFTER_SURGE_MS: bad })).toThrow(EnvError);
   });
 });
 

@@ -1,0 +1,11 @@
+const v8 = require('node:v8'); const vm = require('node:vm');
+v8.setFlagsFromString('--expose-gc'); const gc = vm.runInNewContext('gc');
+const fns = []; for (let i = 0; i < 200; i++) fns.push(new Function('a', `return a + ${i} * 2 + String(a).length;`));
+for (const f of fns) for (let k = 0; k < 50; k++) f(k);
+const mode = process.argv[2];
+if (mode === 'guard') v8.setFlagsFromString('--no-flush-bytecode');
+gc({type:'major', flavor:'last-resort'});
+v8.setFlagsFromString('--heap-growing-percent=100'); gc({type:'major'}); v8.setFlagsFromString('--heap-growing-percent=0');
+if (mode === 'guard') v8.setFlagsFromString('--flush-bytecode');
+process.stderr.write('--- idle GCs\n');
+for (let i = 0; i < 4; i++) gc();
