@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { z } from 'zod';
+import { HEAP_SURGE_DEFAULTS } from './heap-surge';
 import { databasePoolSize, parseWorkers, servingProcesses, WORKERS_HELP } from './workers';
 
 /** Thrown by parseEnv; its message names every bad variable and why, never a value. */
@@ -104,7 +105,12 @@ export function serviceEnvFields(defaults: { port: number; dataDir: string }) {
      * Milliseconds after a surge of open requests before a worker compacts its heap and hands
      * the burst's pages back (heap-surge.ts, docs/deploy.md); 0 keeps them.
      */
-    HEAP_COMPACT_AFTER_SURGE_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+    HEAP_COMPACT_AFTER_SURGE_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(600_000)
+      .default(HEAP_SURGE_DEFAULTS.compactAfterMs),
   };
 }
 

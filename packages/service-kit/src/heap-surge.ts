@@ -42,11 +42,12 @@ import { runInNewContext } from 'node:vm';
  * one compacting collection (V8's last-resort collection: full, moving live
  * objects together, unused pages returned to the system) takes the worker
  * back near its idle size, ~40 MB of resident memory each, and a regular one
- * then sets the next burst's first limit at twice what lives; the peaks stop
- * climbing and first chunks come as soon as without it
- * (bench/results/2026-11-30-issue46-s28.md). It pauses the worker once per
- * surge, with at most `leaveAt` requests open: 100-250 ms on a slow 2-vCPU
- * host, for ~40 MB; a surge that grew the heap's resident size
+ * then sets the next burst's first limit at twice what lives, and the peaks
+ * stop climbing. It costs a pause per surge, with at most `leaveAt` requests
+ * open (90-250 ms on a slow 2-vCPU host, for ~40 MB), and the next burst's
+ * first chunks came ~1.15x later there, for a cause not found
+ * (bench/results/2026-11-30-issue46-s28.md; HEAP_COMPACT_AFTER_SURGE_MS=0
+ * turns it off). A surge that grew the heap's resident size
  * by less than `compactMinGrowthBytes` is not worth that pause and gets none.
  * An operator who sets
  * `--heap-growing-percent` in the node flags keeps it: the governor is off,
@@ -229,9 +230,4 @@ export function collectGarbage(kind: CollectionKind): void {
     }
   }
   collector({ type: 'major', flavor: kind === 'compacting' ? 'last-resort' : 'regular' });
-}
-
-/** One compacting collection (collectGarbage). */
-export function compactHeap(): void {
-  collectGarbage('compacting');
 }

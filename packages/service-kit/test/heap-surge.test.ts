@@ -110,14 +110,14 @@ describe('heapSurge', () => {
   });
 
   // What compaction is for: a plain full collection frees a burst's objects but keeps
-  // their pages; compactHeap moves what lives out of them and returns them. In a plain
+  // their pages; a compacting collectGarbage moves what lives out of them and returns them. In a plain
   // node process (the built module), so Jest's own heap is not measured: ~60 MB of
-  // objects of which 1 in 20 stays, then a full collection, then compactHeap.
-  it('compactHeap returns the pages a plain full collection keeps', () => {
+  // objects of which 1 in 20 stays, then a full collection, then a compacting one.
+  it('a compacting collectGarbage returns the pages a plain full collection keeps', () => {
     const built = path.resolve(__dirname, '../dist/heap-surge.js');
     const script = `
       const v8 = require('node:v8');
-      const { compactHeap } = require(${JSON.stringify(built)});
+      const { collectGarbage } = require(${JSON.stringify(built)});
       const heap = () => v8.getHeapStatistics().total_heap_size;
       const kept = [];
       let all = [];
@@ -129,7 +129,7 @@ describe('heapSurge', () => {
       all = null;
       globalThis.gc();
       const afterFull = { heap: heap(), rss: process.memoryUsage.rss() };
-      compactHeap();
+      collectGarbage('compacting');
       const afterCompact = { heap: heap(), rss: process.memoryUsage.rss() };
       process.stdout.write(JSON.stringify({ afterFull, afterCompact, kept: kept.length, globalGc: typeof globalThis.gc }));
     `;
@@ -149,12 +149,12 @@ describe('heapSurge', () => {
     expect(out.afterFull.rss - out.afterCompact.rss).toBeGreaterThan(30 * mb);
   });
 
-  it('compactHeap gives the app no global gc', () => {
+  it('collectGarbage gives the app no global gc', () => {
     const built = path.resolve(__dirname, '../dist/heap-surge.js');
     const script = `
-      const { compactHeap } = require(${JSON.stringify(built)});
-      compactHeap();
-      compactHeap();
+      const { collectGarbage } = require(${JSON.stringify(built)});
+      collectGarbage('compacting');
+      collectGarbage('regular');
       const vm = require('node:vm');
       process.stdout.write(JSON.stringify([typeof globalThis.gc, vm.runInNewContext('typeof gc')]));
     `;
