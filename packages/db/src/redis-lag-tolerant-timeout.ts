@@ -18,12 +18,12 @@ import { Command } from 'ioredis';
  * itself), so the loop reads what arrived meanwhile before anything is
  * decided; a timer that fires on time with no answer fails the command as
  * before. However late the loop keeps running, a command fails by
- * `GIVE_UP_FACTOR` times its time-out and one more turn of the loop: a Redis
- * that hangs is still found. That last turn matters: a give-up timer that
- * fires late runs before the turn's poll phase, so a reply that arrived while
- * the loop was busy is read before the command is failed (found at 2,000
- * streams: a few 503s "Command timed out" while workers took ~5 s to first
- * chunks).
+ * `GIVE_UP_FACTOR` times its time-out and `LATE_MS` more: a Redis that hangs is
+ * still found. That last wait matters: a give-up timer that fires late runs
+ * before the turn's poll phase, so a reply that arrived while the loop was
+ * busy is read before the command is failed (found at 2,000 streams: a few
+ * 503s "Command timed out" while workers took ~5 s to first chunks), and a
+ * command only written when the stall ended gets a round trip.
  *
  * Installed once for the process, on ioredis's `Command` (every client, their
  * duplicates and pipelines). The timer stays in ioredis's own field, so
@@ -66,9 +66,12 @@ function timerFired(command: TimedCommand, dueAt: number, ms: number, giveUpAt: 
   }
   if (late >= LATE_MS) {
     // Given up, but this timer ran late, before the loop's poll phase of this
-    // turn: a reply Redis sent meanwhile may sit unread in the socket. Decide
-    // after one read of it (a timer of 0 runs after this turn's poll phase).
-    command._commandTimeoutTimer = setTimeout(failIfUnsettled, 0, command);
+    // turn: a reply Redis sent meanwhile may sit unread in the socket, and a
+    // command issued just before the stall is only written as it ends (its
+    // turn's end). Decide after LATE_MS more, which the poll phase spends
+    // reading: one turn (~1 ms) was less than a starved host's Redis takes to
+    // answer (CI saw a command fail that way).
+    command._commandTimeoutTimer = setTimeout(failIfUnsettled, LATE_MS, command);
     return;
   }
   command.reject(new Error('Command timed out'));

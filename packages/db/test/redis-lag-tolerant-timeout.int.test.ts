@@ -12,6 +12,14 @@ function blockLoop(ms: number): void {
   while (performance.now() < until);
 }
 
+/** A script that keeps Redis busy for 5 ms: a reply that takes a starved host a few milliseconds. */
+const BUSY_5_MS = `
+local start = redis.call('TIME')
+repeat
+  local now = redis.call('TIME')
+until (now[1] - start[1]) * 1000000 + (now[2] - start[2]) >= 5000
+return 1`;
+
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** ioredis's own timer field, which it clears when a command settles. */
@@ -60,6 +68,14 @@ describeWith(redisNeed)(
       const answer = store.get('k');
       blockLoop(4 * 200 + 100);
       await expect(answer).resolves.toBe('v');
+    });
+
+    it('gives a command written only when a stall past the give-up point ends a round trip of a few ms', async () => {
+      // Written when the stall ends, then the late timer gives up: the decision waits LATE_MS,
+      // not one turn of the loop (~1 ms), for Redis to answer (CI saw this fail once under load).
+      const answer = store.redis.eval(BUSY_5_MS, 0);
+      blockLoop(4 * 200 + 100);
+      await expect(answer).resolves.toBe(1);
     });
 
     it('answers a command whose reply came while the loop stalled past the give-up point (4 time-outs)', async () => {
