@@ -3,6 +3,7 @@
 // (file, test, the first lines of its error) so a failure CI saw once can be found.
 const fs = require('node:fs');
 const path = require('node:path');
+const { stripVTControlCharacters } = require('node:util');
 
 class SummaryReporter {
   constructor(globalConfig) {
@@ -42,8 +43,7 @@ function failuresOf(results, rootDir) {
 
 function firstLines(text) {
   // Colours off: the summary is read in plain CI logs.
-  return String(text ?? '')
-    .replace(/\u001b\[[0-9;]*m/g, '')
+  return stripVTControlCharacters(String(text ?? ''))
     .split('\n')
     .filter((line) => line.trim() !== '')
     .slice(0, 8)
