@@ -1,7 +1,7 @@
 import type { Attributes, Context, ContextAPI, Span, TraceAPI } from '@opentelemetry/api';
 import { addAccessLogFields } from '@platform/logging';
 import type { RequestHandler } from 'express';
-import { LeanSpan, leanTracerOver } from './lean-tracer';
+import { isOwnSpan, leanTracerOver } from './lean-tracer';
 import { realOtelApi } from './otel-api';
 import type { RequestScoped } from './request-context-manager';
 import { startTraceSdk } from './trace-sdk';
@@ -33,7 +33,7 @@ type On = {
   /**
    * The propagators are the default pair (W3C trace context and baggage,
    * OTEL_PROPAGATORS unset or `tracecontext,baggage`): withTraceHeaders may
-   * write `traceparent` itself for a LeanSpan (see there).
+   * write `traceparent` itself for our own spans (see there).
    */
   defaultPropagators: boolean;
   isTracingSuppressed: (context: Context) => boolean;
@@ -176,14 +176,19 @@ export function traceRequests(): RequestHandler {
       ? t.api.propagation.extract(t.api.ROOT_CONTEXT, req.headers)
       : t.api.ROOT_CONTEXT;
     const span = t.tracer.startSpan(req.method, SERVER_OPTIONS, parent);
+    const ctx = t.api.trace.setSpan(new LinkedContext(parent, t.requestSpanKey, span), span);
+    addAccessLogFields(res, { trace_id: span.spanContext().traceId });
+    // Not sampled: its context still goes to children and upstream calls, but nothing is
+    // recorded, so no attributes and no listener for the end.
+    if (!span.isRecording()) {
+      enter(t, ctx, next);
+      return;
+    }
     // Set after the start, not passed to it: the SDK cleans start attributes twice (copies
     // included); the standard samplers do not read them.
     span.setAttribute('http.request.method', req.method).setAttribute('url.path', req.path);
     const agent = req.headers['user-agent'];
     if (agent) span.setAttribute('user_agent.original', agent);
-    // Linked contexts (below), not the API's: each of its setValue copies a Map.
-    const ctx = t.api.trace.setSpan(new LinkedContext(parent, t.requestSpanKey, span), span);
-    addAccessLogFields(res, { trace_id: span.spanContext().traceId });
     // 'close' comes after 'finish' too, or alone when the client went first: one listener for both.
     res.once('close', () => {
       const route = routeOf(req);
@@ -195,9 +200,14 @@ export function traceRequests(): RequestHandler {
       if (res.statusCode >= 500) span.setStatus({ code: t.statusError });
       span.end();
     });
-    if (t.requestScoped?.enterRequest(ctx)) return next();
-    t.api.context.with(ctx, next);
+    enter(t, ctx, next);
   };
+}
+
+/** Runs the rest of the request with `ctx` (LinkedContexts: the API's setValue copies a Map each). */
+function enter(t: On, ctx: Context, next: () => void): void {
+  if (t.requestScoped?.enterRequest(ctx)) next();
+  else t.api.context.with(ctx, next);
 }
 
 /**
@@ -267,16 +277,18 @@ export function endSpan(span: TraceSpan, attributes?: Attributes, errorType?: st
 /**
  * `fn` inside a span of its own, ended when it settles (failed when it throws).
  * The span is not made active: `fn` starts no spans of its own (a leaf, such
- * as the budget reservation), so no context is built for it. Off, `fn` is
- * called as it is, without a wrapping promise.
+ * as the budget reservation), so no context is built for it. Off, or not
+ * sampled, `fn` is called as it is, without a wrapping promise.
  */
 export function traced<T>(name: string, fn: () => Promise<T>): Promise<T> {
   if (!on) return fn();
-  return tracedOn(name, fn);
+  const span = startSpan(name, undefined);
+  // Unsampled: nothing to end or mark, so no wrapping promise either.
+  if (!span?.isRecording()) return fn();
+  return tracedOn(span, fn);
 }
 
-async function tracedOn<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const span = startSpan(name, undefined);
+async function tracedOn<T>(span: Span, fn: () => Promise<T>): Promise<T> {
   try {
     const value = await fn();
     endSpan(span);
@@ -337,9 +349,9 @@ export function withTraceHeaders(headers: Record<string, string>): Record<string
   const out = { ...headers };
   const ctx = t.api.context.active();
   const span = t.defaultPropagators ? t.api.trace.getSpan(ctx) : undefined;
-  if (span instanceof LeanSpan && !t.api.propagation.getBaggage(ctx) && !t.isTracingSuppressed(ctx)) {
+  if (isOwnSpan(span) && !t.api.propagation.getBaggage(ctx) && !t.isTracingSuppressed(ctx)) {
     // What the default propagators write for it, without their loop and the API's two regular
-    // expressions per call (a LeanSpan's context is valid: generated, or a checked parent's);
+    // expressions per call (our spans' contexts are valid: generated, or a checked parent's);
     // baggage, suppression or other propagators take the general path.
     const sc = span.spanContext();
     const flags = sc.traceFlags === 1 ? '01' : `0${Number(sc.traceFlags || 0).toString(16)}`;

@@ -100,6 +100,31 @@ describe('encodeTraceExport: the OTLP/protobuf request, as the SDK writes it', (
     expect(Buffer.from(encodeTraceExport(batch)).equals(reference)).toBe(true);
   });
 
+  it('writes ids in any case as the reference does, and an invalid one as Buffer decodes hex', async () => {
+    const [first] = await finishedSpans();
+    const withIds = (traceId: string, spanId: string): ReadableSpan =>
+      Object.assign(Object.create(first as object), {
+        spanContext: () => ({ traceId, spanId, traceFlags: TraceFlags.SAMPLED }),
+        parentSpanContext: undefined,
+      });
+    const upper = withIds('4BF92F3577B34DA6A3CE929D0E0E4736', '00F067aa0BA902B7');
+    expect(
+      Buffer.from(encodeTraceExport([upper])).equals(
+        Buffer.from(ProtobufTraceSerializer.serializeRequest([upper]) as Uint8Array),
+      ),
+    ).toBe(true);
+    // Not hex from the 5th byte (and one past ASCII): those bytes before it, zeros after, as
+    // Buffer.write(id, 'hex') gives; the reference's arithmetic would write other bytes.
+    const bytes = Buffer.from(
+      encodeTraceExport([withIds('4bf92f35zz'.padEnd(32, 'f'), 'ab€d'.padEnd(16, '1'))]),
+    );
+    const idAt = (id: Buffer) => bytes.indexOf(id);
+    expect(
+      idAt(Buffer.concat([Buffer.from([10, 16]), Buffer.from('4bf92f35', 'hex'), Buffer.alloc(12)])),
+    ).toBeGreaterThan(-1);
+    expect(idAt(Buffer.concat([Buffer.from([18, 8, 0xab]), Buffer.alloc(7)]))).toBeGreaterThan(-1);
+  });
+
   it('an empty batch is an empty request', () => {
     expect(encodeTraceExport([])).toHaveLength(0);
   });

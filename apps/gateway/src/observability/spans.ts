@@ -61,7 +61,8 @@ export function startAttemptSpan(a: AttemptStart): TraceSpan {
   if (!tracingOn()) return undefined;
   const operation = operationOf(a.endpoint);
   const span = startSpan(`${operation} ${a.target.model}`, undefined, 'client');
-  if (!span) return undefined;
+  // Unsampled: the span carries its context to the provider call; nothing to record on it.
+  if (!span?.isRecording()) return span;
   // Defaults (a first try, the server's key) are left out: fewer bytes per span to build and send.
   span
     .setAttribute('gen_ai.operation.name', operation)
@@ -108,7 +109,7 @@ export function annotateRecord(record: LedgerRecord): void {
   // Tracing off: no attributes built on the request path.
   if (!tracingOn()) return;
   const span = requestSpan();
-  if (!span) return;
+  if (!span?.isRecording()) return;
   // Zero cached tokens, exact counts and the server's key are the usual case and left out.
   span
     .setAttribute('gen_ai.operation.name', operationOf(record.endpoint))
