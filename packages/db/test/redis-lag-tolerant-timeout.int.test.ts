@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describeWith, needRedis, type TestServer } from '@platform/testing/servers';
 import { Command } from 'ioredis';
 import { createRedisStore, deletePrefixedKeys, type RedisKeyValueStore } from '../src';
+import { busyScript } from './redis-busy';
 
 const redisNeed = needRedis();
 
@@ -12,13 +13,8 @@ function blockLoop(ms: number): void {
   while (performance.now() < until);
 }
 
-/** A script that keeps Redis busy for 5 ms: a reply that takes a starved host a few milliseconds. */
-const BUSY_5_MS = `
-local start = redis.call('TIME')
-repeat
-  local now = redis.call('TIME')
-until (now[1] - start[1]) * 1000000 + (now[2] - start[2]) >= 5000
-return 1`;
+/** A reply that takes a starved host's Redis a few milliseconds. */
+const BUSY_5_MS = busyScript(5);
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 

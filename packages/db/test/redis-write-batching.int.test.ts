@@ -2,15 +2,11 @@ import { randomBytes } from 'node:crypto';
 // Not a declared dependency: @platform/testing depends on this package (see backends.ts).
 import { describeWith, needRedis, type TestServer } from '@platform/testing/servers';
 import { createRedisStore, deletePrefixedKeys, type RedisKeyValueStore } from '../src';
+import { busyScript } from './redis-busy';
 
 const redisNeed = needRedis();
 
-const BUSY_100_MS = `
-local start = redis.call('TIME')
-repeat
-  local now = redis.call('TIME')
-until (now[1] - start[1]) * 1000000 + (now[2] - start[2]) >= 100000
-return 1`;
+const BUSY_100_MS = busyScript(100);
 
 /** The syscalls a socket makes to write: its handle's write methods, counted. */
 function countWrites(socket: unknown): { readonly count: number } {
