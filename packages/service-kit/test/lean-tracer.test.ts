@@ -12,6 +12,7 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
+  AlwaysOnSampler,
   InMemorySpanExporter,
   ParentBasedSampler,
   type ReadableSpan,
@@ -178,6 +179,51 @@ describe('the lean tracer records what the SDK records', () => {
     });
     expect(parentBased.spans.map((s) => s.name)).toContain('POST /api/v1/ai/chat/completions');
     expect(parentBased.spans.map((s) => s.name)).not.toContain('active');
+  });
+
+  it("picks a parent-based sampler's local delegate itself for our spans' children, as the SDK would", async () => {
+    /** A root, a child its local delegate drops ('quiet') and one it keeps, and a child of 'quiet'. */
+    async function scenario(lean: boolean) {
+      const calls: string[] = [];
+      const delegate = (which: string, record: (name: string) => boolean) => ({
+        shouldSample: (_c: Context, _t: string, name: string) => {
+          calls.push(`${which} ${name}`);
+          return { decision: record(name) ? 2 : 0 };
+        },
+        toString: () => which,
+      });
+      const exporter = new InMemorySpanExporter();
+      const provider = new TracerProvider({
+        spanProcessors: [new SimpleSpanProcessor({ exporter })],
+        idGenerator: fixedIds(),
+        sampler: new ParentBasedSampler({
+          root: new AlwaysOnSampler(),
+          localParentSampled: delegate('sampled', (name) => name !== 'quiet'),
+          localParentNotSampled: delegate('not-sampled', () => true),
+        }),
+      });
+      const sdkTracer = provider.getTracer('t');
+      const tracer: Tracer = lean ? (leanTracerOver(api, sdkTracer) as Tracer) : sdkTracer;
+      const valid = jest.spyOn(api, 'isSpanContextValid');
+      const server = tracer.startSpan('server');
+      const quiet = tracer.startSpan('quiet', {}, trace.setSpan(ROOT_CONTEXT, server));
+      tracer.startSpan('loud', {}, trace.setSpan(ROOT_CONTEXT, server)).end();
+      tracer.startSpan('child', {}, trace.setSpan(ROOT_CONTEXT, quiet)).end();
+      quiet.end();
+      server.end();
+      const checks = valid.mock.calls.length;
+      valid.mockRestore();
+      await provider.forceFlush();
+      return { calls, checks, names: exporter.getFinishedSpans().map((x) => x.name) };
+    }
+    const sdk = await scenario(false);
+    const lean = await scenario(true);
+    expect(sdk.calls).toEqual(['sampled quiet', 'sampled loud', 'not-sampled child']);
+    expect(lean.calls).toEqual(sdk.calls);
+    expect(lean.names).toEqual(sdk.names);
+    expect(lean.names).toEqual(['loud', 'child', 'server']);
+    expect(sdk.checks).toBeGreaterThan(0);
+    expect(lean.checks).toBe(0);
   });
 
   it("our encoder's copies of repeated attributes are the SDK serializer's bytes, values changing or not", async () => {
