@@ -89,12 +89,9 @@ type LocalParentDelegates = { sampled: Sampler; notSampled: Sampler };
  * 30). Undefined for any other sampler, or a ParentBasedSampler not of this shape.
  */
 function localParentDelegatesOf(sampler: Sampler): LocalParentDelegates | undefined {
-  const s = sampler as Partial<
-    Record<'_root' | '_localParentSampled' | '_localParentNotSampled', Partial<Sampler>>
-  >;
+  const s = sampler as Partial<Record<'_localParentSampled' | '_localParentNotSampled', Partial<Sampler>>>;
   if (
     sampler.constructor?.name !== 'ParentBasedSampler' ||
-    typeof s._root?.shouldSample !== 'function' ||
     typeof s._localParentSampled?.shouldSample !== 'function' ||
     typeof s._localParentNotSampled?.shouldSample !== 'function'
   )
@@ -458,7 +455,8 @@ class LeanTracer implements Tracer {
     let validParent: SpanContext | undefined;
     // Our spans' contexts were checked (their parent's) or generated when they started: the
     // API's check runs two regular expressions per span, so only other parents get it.
-    if (parent && (isOwnSpan(parentSpan) || api.trace.isSpanContextValid(parent))) {
+    const ownParent = isOwnSpan(parentSpan);
+    if (parent && (ownParent || api.trace.isSpanContextValid(parent))) {
       traceId = parent.traceId;
       traceState = parent.traceState;
       validParent = parent;
@@ -473,7 +471,7 @@ class LeanTracer implements Tracer {
       : NO_ATTRIBUTES;
     // A child of one of our spans under a parent-based sampler: the delegate it would pick.
     const sampler =
-      this.localParent && validParent && isOwnSpan(parentSpan)
+      this.localParent && validParent && ownParent
         ? (validParent.traceFlags & 1) === 1
           ? this.localParent.sampled
           : this.localParent.notSampled
